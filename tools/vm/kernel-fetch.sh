@@ -1,0 +1,161 @@
+#!/bin/bash
+# kernel-fetch.sh SERIES — fetch a Debian kernel (image with modules, headers,
+# kbuild) into the bhscope cache and print where its parts are.
+#
+#   SERIES   6.1 or 6.12 (any Debian bookworm series named like them works)
+#
+# stdout: KEY=value lines (ABI, PKGVER, KVER, VMLINUZ, MODDIR, KDIR, SYSTEMMAP),
+# safe for `eval "$(tools/vm/kernel-fetch.sh 6.1)"`. Progress goes to stderr.
+#
+# The ABI (6.1.0-57, 6.12.117+deb12, ...) is resolved from the local package
+# index every time, never hard-coded, so a Debian update moves us to the new
+# kernel. A warm cache for that ABI does no downloads at all.
+#
+# Env: BHSCOPE_CACHE (default /var/cache/bhscope) — cache root, outside the
+#      checkout so fresh clones and CI runs share it.
+set -euo pipefail
+
+prog=kernel-fetch
+die() { echo "$prog: $*" >&2; exit 1; }
+log() { echo "$prog: $*" >&2; }
+
+[[ $# -eq 1 ]] || die "usage: $0 SERIES   (e.g. 6.1 or 6.12)"
+series=$1
+[[ $series =~ ^[0-9]+\.[0-9]+$ ]] || die "bad series '$series' (want e.g. 6.1)"
+
+cache=${BHSCOPE_CACHE:-/var/cache/bhscope}
+
+# Newest ABI of the series among the -unsigned amd64 images in the index.
+# 6.1 names look like linux-image-6.1.0-57-amd64-unsigned, 6.12 like
+# linux-image-6.12.117+deb12-amd64-unsigned; sort -V orders both correctly.
+resolve_abi() {
+	local re="^linux-image-(${series//./\\.}(\\.0-[0-9]+|\\.[0-9]+\\+deb[0-9]+))-amd64-unsigned\$"
+	apt-cache search --names-only "^linux-image-${series//./\\.}\\." |
+		awk '{print $1}' | grep -E "$re" |
+		sed -E "s/$re/\\1/" | sort -V | tail -n1
+}
+
+abi=$(resolve_abi)
+[[ -n $abi ]] || die "no linux-image-${series}.*-amd64-unsigned in the package index; run 'apt-get update'"
+kver=$abi-amd64
+image=linux-image-$kver-unsigned
+pkgver=$(apt-cache show "$image" | awk '/^Version:/ {print $2}' | sort -V | tail -n1)
+[[ -n $pkgver ]] || die "cannot read the version of $image"
+
+dir=$cache/kernels/$abi
+root=$dir/root
+envfile=$dir/env
+mkdir -p "$dir"
+
+# One fetch per ABI at a time: other engineers' builds call us in parallel.
+exec 9>"$dir/.lock"
+flock 9
+
+if [[ -s $envfile && -d $root ]]; then
+	cat "$envfile"
+	exit 0
+fi
+
+# Headers and kbuild names come from the headers package's Depends line,
+# e.g. linux-headers-6.1.0-57-common and linux-kbuild-6.1 (same version).
+headers=linux-headers-$kver
+deps=$(apt-cache show "$headers=$pkgver" | awk '/^Depends:/ {sub(/^Depends: /, ""); print; exit}')
+[[ -n $deps ]] || die "cannot read Depends of $headers=$pkgver"
+mapfile -t extra < <(tr ',|' '\n' <<<"$deps" | awk '{print $1}' |
+	grep -E '^linux-(headers-.*-common|kbuild-.*)$' | sort -u)
+((${#extra[@]} == 2)) || die "expected a -common and a kbuild package in Depends of $headers: $deps"
+pkgs=("$image" "$headers" "${extra[@]}")
+
+debs=$dir/debs
+mkdir -p "$debs"
+
+# Size and SHA256 of pkg=ver as the index says; a truncated or corrupt
+# download fails here instead of at extraction or, worse, at boot.
+deb_ok() {
+	local pkg=$1 f=$2 want_size want_sha
+	[[ -f $f ]] || return 1
+	read -r want_size want_sha < <(apt-cache show "$pkg=$pkgver" |
+		awk '/^Size:/ {s=$2} /^SHA256:/ {h=$2} END {print s, h}')
+	[[ -n $want_size && -n $want_sha ]] || die "no Size/SHA256 for $pkg=$pkgver in the index"
+	[[ $(stat -c %s "$f") == "$want_size" ]] || { log "$f: size mismatch"; return 1; }
+	[[ $(sha256sum "$f" | awk '{print $1}') == "$want_sha" ]] || { log "$f: sha256 mismatch"; return 1; }
+	dpkg-deb --info "$f" >/dev/null || { log "$f: not a valid .deb"; return 1; }
+}
+
+deb_path() { # apt-get download names files pkg_version_arch.deb, with ':' as %3a
+	local f
+	for f in "$debs/$1"_*.deb; do
+		[[ -e $f ]] && { echo "$f"; return 0; }
+	done
+	return 0
+}
+
+t0=$(date +%s.%N)
+fetched=0
+for pkg in "${pkgs[@]}"; do
+	f=$(deb_path "$pkg")
+	if [[ -n $f ]] && deb_ok "$pkg" "$f"; then
+		continue
+	fi
+	[[ -n $f ]] && rm -f "$f"
+	log "downloading $pkg=$pkgver"
+	# Sandbox user root: _apt cannot write into a root-owned cache dir.
+	(cd "$debs" && apt-get -q -o APT::Sandbox::User=root download "$pkg=$pkgver" >&2) ||
+		die "apt-get download $pkg=$pkgver failed"
+	f=$(deb_path "$pkg")
+	if [[ -z $f ]] || ! deb_ok "$pkg" "$f"; then
+		die "download of $pkg=$pkgver did not verify"
+	fi
+	fetched=$((fetched + 1))
+done
+t1=$(date +%s.%N)
+if ((fetched)); then
+	log "$(awk -v n="$fetched" -v s="$(du -sh "$debs" | cut -f1)" -v a="$t0" -v b="$t1" \
+		'BEGIN {printf "downloaded %d packages (%s) in %.1f s", n, s, b - a}')"
+fi
+
+# Extract into a fresh tree and move it into place only when complete, so an
+# interrupted run never leaves a half tree that looks valid.
+tmp=$dir/root.tmp
+rm -rf "$tmp"
+mkdir -p "$tmp"
+for pkg in "${pkgs[@]}"; do
+	dpkg-deb -x "$(deb_path "$pkg")" "$tmp"
+done
+
+# The packages assume they are installed at /: absolute symlinks
+# (lib/modules/KVER/build -> /usr/src/linux-headers-KVER) and the headers
+# Makefile's 'include /usr/src/linux-headers-ABI-common/Makefile'. Point them
+# inside the cache so nothing is installed on the host.
+while IFS= read -r -d '' link; do
+	target=$(readlink "$link")
+	if [[ -e $tmp$target || -L $tmp$target ]]; then
+		ln -sfn "$(realpath -sm --relative-to="$(dirname "$link")" "$tmp$target")" "$link"
+	fi
+done < <(find "$tmp" -type l -lname '/*' -print0)
+mk=$tmp/usr/src/linux-headers-$kver/Makefile
+[[ -f $mk ]] || die "$mk missing from $headers"
+sed -i -E "s#^include /usr/src/#include $root/usr/src/#" "$mk"
+
+[[ -f $tmp/boot/vmlinuz-$kver ]] || die "boot/vmlinuz-$kver missing from $image"
+[[ -d $tmp/lib/modules/$kver/kernel ]] || die "lib/modules/$kver missing from $image"
+
+# modules.dep is made by the postinst we do not run; modprobe in the guest
+# needs it. depmod reads .ko.xz itself.
+depmod -b "$tmp" "$kver"
+
+rm -rf "$root"
+mv "$tmp" "$root"
+
+cat >"$envfile.tmp" <<EOF
+SERIES=$series
+ABI=$abi
+PKGVER=$pkgver
+KVER=$kver
+VMLINUZ=$root/boot/vmlinuz-$kver
+SYSTEMMAP=$root/boot/System.map-$kver
+MODDIR=$root/lib/modules/$kver
+KDIR=$root/usr/src/linux-headers-$kver
+EOF
+mv "$envfile.tmp" "$envfile"
+cat "$envfile"
