@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jbd2 commit batching: per journal device, per CPU, from the jbd2
+ * tracepoints (classic tracepoints, so it runs on locked-down kernels too),
+ * plus the batching sleep of sync writers from fentry/fexit on
+ * jbd2_journal_stop where the kernel allows tracing programs.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "jbd2_stats.h"
+#include "maps.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Kernel dev_t to trace, 0 for every journal. */
+const volatile __u32 target_dev = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, BHSCOPE_MAX_DEVS);
+	__type(key, __u32);
+	__type(value, struct jbd2_dev_stats);
+} dev_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BHSCOPE_MAX_DEVS);
+	__type(key, __u32);
+	__type(value, struct jbd2_journal_state);
+} journal_state SEC(".maps");
+
+/* A sync handle inside jbd2_journal_stop(), by thread. */
+struct stop_entry {
+	__u64 start_ns;
+	__u32 dev;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct stop_entry);
+} stop_start SEC(".maps");
+
+static const struct jbd2_dev_stats zero_stats;
+static const struct jbd2_journal_state zero_state;
+
+static __always_inline struct jbd2_dev_stats *stats_of(__u32 dev)
+{
+	if (target_dev && dev != target_dev)
+		return NULL;
+	return map_lookup_or_init(&dev_stats, &dev, &zero_stats);
+}
+
+static __always_inline struct jbd2_journal_state *state_of(__u32 dev)
+{
+	if (target_dev && dev != target_dev)
+		return NULL;
+	return map_lookup_or_init(&journal_state, &dev, &zero_state);
+}
+
+SEC("tracepoint/jbd2/jbd2_start_commit")
+int tp_start_commit(struct trace_event_raw_jbd2_commit *ctx)
+{
+	struct jbd2_journal_state *st = state_of(ctx->dev);
+
+	if (!st)
+		return 0;
+	st->start_ns = bpf_ktime_get_ns();
+	st->flush_ns = 0;
+	st->tid = ctx->transaction;
+	return 0;
+}
+
+SEC("tracepoint/jbd2/jbd2_commit_flushing")
+int tp_commit_flushing(struct trace_event_raw_jbd2_commit *ctx)
+{
+	struct jbd2_journal_state *st = state_of(ctx->dev);
+
+	if (st && st->tid == (__u32)ctx->transaction)
+		st->flush_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tracepoint/jbd2/jbd2_end_commit")
+int tp_end_commit(struct trace_event_raw_jbd2_end_commit *ctx)
+{
+	struct jbd2_journal_state *st = state_of(ctx->dev);
+	struct jbd2_dev_stats *s;
+	__u64 now = bpf_ktime_get_ns(), lat, sample;
+
+	/* A commit that began before we attached has no start: skip it. */
+	if (!st || !st->start_ns || st->tid != (__u32)ctx->transaction)
+		return 0;
+	s = stats_of(ctx->dev);
+	if (!s)
+		return 0;
+	lat = now - st->start_ns;
+	s->commits++;
+	s->sync_commits += !!ctx->sync_commit;
+	s->commit_ns += lat;
+	s->commit_us_hist[log2_slot(lat / 1000)]++;
+
+	/* The kernel times from T_FLUSH; mirror its j_average_commit_time. */
+	if (st->flush_ns) {
+		sample = now - st->flush_ns;
+		st->avg_commit_ns = st->avg_commit_ns ?
+			(sample + 3 * st->avg_commit_ns) / 4 : sample;
+	}
+	st->start_ns = 0;
+	return 0;
+}
+
+SEC("tracepoint/jbd2/jbd2_run_stats")
+int tp_run_stats(struct trace_event_raw_jbd2_run_stats *ctx)
+{
+	struct jbd2_dev_stats *s = stats_of(ctx->dev);
+
+	if (!s)
+		return 0;
+	s->transactions++;
+	s->handles += ctx->handle_count;
+	s->blocks += ctx->blocks;
+	s->blocks_logged += ctx->blocks_logged;
+	s->phase_jiffies[JBD2_PHASE_WAIT] += ctx->wait;
+	s->phase_jiffies[JBD2_PHASE_REQUEST_DELAY] += ctx->request_delay;
+	s->phase_jiffies[JBD2_PHASE_RUNNING] += ctx->running;
+	s->phase_jiffies[JBD2_PHASE_LOCKED] += ctx->locked;
+	s->phase_jiffies[JBD2_PHASE_FLUSHING] += ctx->flushing;
+	s->phase_jiffies[JBD2_PHASE_LOGGING] += ctx->logging;
+	s->handles_hist[log2_slot(ctx->handle_count)]++;
+	return 0;
+}
+
+SEC("tracepoint/jbd2/jbd2_handle_stats")
+int tp_handle_stats(struct trace_event_raw_jbd2_handle_stats *ctx)
+{
+	struct jbd2_dev_stats *s = stats_of(ctx->dev);
+
+	if (!s)
+		return 0;
+	s->handles_stopped++;
+	s->sync_handles += !!ctx->sync;
+	s->handle_blocks_dirtied += ctx->dirtied_blocks;
+	return 0;
+}
+
+SEC("tracepoint/jbd2/jbd2_checkpoint_stats")
+int tp_checkpoint_stats(struct trace_event_raw_jbd2_checkpoint_stats *ctx)
+{
+	struct jbd2_dev_stats *s = stats_of(ctx->dev);
+
+	if (!s)
+		return 0;
+	s->checkpoints++;
+	s->chp_jiffies += ctx->chp_time;
+	s->chp_forced_to_close += ctx->forced_to_close;
+	s->chp_written += ctx->written;
+	s->chp_dropped += ctx->dropped;
+	return 0;
+}
+
+/*
+ * The batching sleep happens inside jbd2_journal_stop() after
+ * jbd2_handle_stats fired, so only the whole call of a sync handle
+ * measures it. These two load only where tracing programs are allowed.
+ */
+SEC("fentry/jbd2_journal_stop")
+int BPF_PROG(journal_stop_entry, handle_t *handle)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct stop_entry e = {};
+
+	if (!BPF_CORE_READ_BITFIELD(handle, h_sync))
+		return 0;
+	/* The handle is freed by the time fexit runs: take the dev now. */
+	e.dev = BPF_CORE_READ(handle, h_transaction, t_journal, j_fs_dev,
+			      bd_dev);
+	if (target_dev && e.dev != target_dev)
+		return 0;
+	e.start_ns = bpf_ktime_get_ns();
+	bpf_map_update_elem(&stop_start, &tid, &e, BPF_ANY);
+	return 0;
+}
+
+SEC("fexit/jbd2_journal_stop")
+int BPF_PROG(journal_stop_exit, handle_t *handle, int ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct stop_entry *e;
+	struct jbd2_dev_stats *s;
+	__u64 ns;
+
+	e = bpf_map_lookup_elem(&stop_start, &tid);
+	if (!e)
+		return 0;
+	ns = bpf_ktime_get_ns() - e->start_ns;
+	s = stats_of(e->dev);
+	bpf_map_delete_elem(&stop_start, &tid);
+	if (!s)
+		return 0;
+	s->batch_stops++;
+	s->batch_ns += ns;
+	s->batch_us_hist[log2_slot(ns / 1000)]++;
+	return 0;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Options shared by the live subcommands, one meaning per flag everywhere:
+ * [interval] [count], -C per CPU, -d DEV, -T timestamps, -j JSON lines.
+ */
+#ifndef BHSCOPE_CLI_H
+#define BHSCOPE_CLI_H
+
+#include <argp.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cli_common {
+	double interval_s;	/* seconds between reports */
+	long count;		/* reports to print, 0 = until interrupted */
+	bool per_cpu;
+	bool timestamps;
+	bool json;
+	const char *dev_arg;	/* as the user wrote it */
+	uint32_t kdev;		/* kernel dev_t of dev_arg, 0 = every device */
+	int positional;		/* positional arguments seen so far */
+};
+
+/* argp child parsing -C -d -T -j and [interval] [count] into a cli_common. */
+extern const struct argp cli_common_argp;
+
+/* Defaults: 1 s interval, unlimited count, no filter. */
+void cli_common_init(struct cli_common *c);
+
+/* Parses "1", "0.5": > 0 and <= 1 day. Returns 0 or -EINVAL. */
+int cli_parse_interval(const char *s, double *out);
+
+/* Parses a positive count. Returns 0 or -EINVAL. */
+int cli_parse_count(const char *s, long *out);
+
+#endif /* BHSCOPE_CLI_H */

@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The bhscope subcommands; each takes its own argv (argv[0] = its name). */
+#ifndef BHSCOPE_COMMANDS_H
+#define BHSCOPE_COMMANDS_H
+
+int cmd_jbd2(int argc, char **argv);
+
+#endif /* BHSCOPE_COMMANDS_H */

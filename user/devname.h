@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Block device names <-> the kernel's dev_t, as tracepoints report it. */
+#ifndef BHSCOPE_DEVNAME_H
+#define BHSCOPE_DEVNAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * "loop0", "/dev/loop0" or "7:0" to a kernel dev_t. A name must be an
+ * existing block device. Returns 0, or -1 with a one-line reason in err.
+ */
+int devname_parse(const char *arg, uint32_t *kdev, char *err, size_t errlen);
+
+/* The kernel's name of a device ("loop0"), or "MAJOR:MINOR" if unknown. */
+void devname_of(uint32_t kdev, char *buf, size_t len);
+
+/* "MAJOR:MINOR" of a kernel dev_t. */
+void devname_numbers(uint32_t kdev, char *buf, size_t len);
+
+#endif /* BHSCOPE_DEVNAME_H */

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "env.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+static const char *const tracefs_dirs[] = {
+	"/sys/kernel/tracing",
+	"/sys/kernel/debug/tracing",
+};
+
+static bool has_cap(const struct __user_cap_data_struct *d, int cap)
+{
+	return d[cap / 32].effective & (1U << (cap % 32));
+}
+
+static int check_capabilities(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data)) {
+		fprintf(stderr, "bhscope: cannot read capabilities: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	if (has_cap(data, CAP_SYS_ADMIN))
+		return 0;
+	if (has_cap(data, CAP_BPF) && has_cap(data, CAP_PERFMON))
+		return 0;
+	fprintf(stderr,
+		"bhscope: need root, or CAP_BPF and CAP_PERFMON (missing:%s%s); run with sudo\n",
+		has_cap(data, CAP_BPF) ? "" : " CAP_BPF",
+		has_cap(data, CAP_PERFMON) ? "" : " CAP_PERFMON");
+	return -1;
+}
+
+static bool tracefs_ready(const char *dir)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/events", dir);
+	return access(path, R_OK) == 0;
+}
+
+static int ensure_tracefs(void)
+{
+	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(*tracefs_dirs); i++)
+		if (tracefs_ready(tracefs_dirs[i]))
+			return 0;
+	/* Minimal systems (and the VM bench) boot without it mounted. */
+	if (mount("tracefs", tracefs_dirs[0], "tracefs", 0, NULL) == 0 &&
+	    tracefs_ready(tracefs_dirs[0]))
+		return 0;
+	fprintf(stderr,
+		"bhscope: tracefs is not mounted and mounting it failed (%s); mount -t tracefs tracefs /sys/kernel/tracing\n",
+		strerror(errno));
+	return -1;
+}
+
+int env_prepare_tracing(void)
+{
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+
+	if (check_capabilities())
+		return -1;
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		fprintf(stderr,
+			"bhscope: kernel BTF /sys/kernel/btf/vmlinux is missing; bhscope needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
+		return -1;
+	}
+	if (ensure_tracefs())
+		return -1;
+	/* Kernels before 5.11 charge BPF maps to RLIMIT_MEMLOCK. */
+	setrlimit(RLIMIT_MEMLOCK, &unlimited);
+	return 0;
+}
+
+bool env_tracepoint_exists(const char *category, const char *name)
+{
+	char path[512];
+
+	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(*tracefs_dirs); i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s", tracefs_dirs[i],
+			 category, name);
+		if (access(path, F_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list args)
+{
+	static int verbose = -1;
+
+	/*
+	 * Failed probes are expected (that is how features are detected) and
+	 * reported in our own words, so libbpf's own log is for debugging.
+	 */
+	(void)level;
+	if (verbose < 0)
+		verbose = getenv("BHSCOPE_DEBUG") != NULL;
+	return verbose ? vfprintf(stderr, fmt, args) : 0;
+}
+
+void env_setup_libbpf_logging(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
+const char *env_kernel_release(void)
+{
+	static struct utsname u;
+
+	if (!u.release[0] && uname(&u))
+		return "unknown";
+	return u.release;
+}

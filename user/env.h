@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What a live subcommand needs from the host before it loads BPF. */
+#ifndef BHSCOPE_ENV_H
+#define BHSCOPE_ENV_H
+
+#include <stdbool.h>
+
+/*
+ * Checks for root or CAP_BPF + CAP_PERFMON (CAP_SYS_ADMIN on old kernels),
+ * kernel BTF, and a mounted tracefs (mounting it when absent). Prints one
+ * line saying what is missing and returns -1 when something is.
+ */
+int env_prepare_tracing(void);
+
+/* Routes libbpf's messages: silent unless verbose (BHSCOPE_DEBUG=1). */
+void env_setup_libbpf_logging(void);
+
+/* True when the tracepoint category/name exists on this kernel. */
+bool env_tracepoint_exists(const char *category, const char *name);
+
+/* The running kernel's release string (uname -r). */
+const char *env_kernel_release(void);
+
+#endif /* BHSCOPE_ENV_H */

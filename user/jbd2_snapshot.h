@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Snapshots of the jbd2 per-CPU counters and the interval between two of
+ * them. Pure code over plain structs, so it is unit tested without a kernel.
+ */
+#ifndef BHSCOPE_JBD2_SNAPSHOT_H
+#define BHSCOPE_JBD2_SNAPSHOT_H
+
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "jbd2_stats.h"
+
+struct jbd2_dev_snapshot {
+	uint32_t kdev;
+	uint64_t avg_commit_ns;		/* the journal's EWMA, 0 if unseen */
+	struct jbd2_dev_stats total;	/* summed over CPUs */
+	struct jbd2_dev_stats *cpu;	/* nr_cpus entries */
+};
+
+struct jbd2_snapshot {
+	int nr_cpus;
+	int nr_devs;
+	struct jbd2_dev_snapshot *devs;
+};
+
+/* dst += src, field by field. */
+void jbd2_stats_add(struct jbd2_dev_stats *dst,
+		    const struct jbd2_dev_stats *src);
+
+/* dst = cur - prev, field by field (prev may be NULL: dst = cur). */
+void jbd2_stats_sub(struct jbd2_dev_stats *dst,
+		    const struct jbd2_dev_stats *cur,
+		    const struct jbd2_dev_stats *prev);
+
+/* Adds a device with its per-CPU values (nr_cpus of them) to a snapshot. */
+int jbd2_snapshot_add_dev(struct jbd2_snapshot *s, uint32_t kdev,
+			  const struct jbd2_dev_stats *percpu);
+
+struct jbd2_dev_snapshot *jbd2_snapshot_find(const struct jbd2_snapshot *s,
+					     uint32_t kdev);
+
+/*
+ * The interval from prev to cur: every device of cur, minus its values in
+ * prev (devices new in cur count from zero). Sorted by device.
+ */
+int jbd2_snapshot_delta(struct jbd2_snapshot *out,
+			const struct jbd2_snapshot *cur,
+			const struct jbd2_snapshot *prev);
+
+void jbd2_snapshot_free(struct jbd2_snapshot *s);
+
+#endif /* BHSCOPE_JBD2_SNAPSHOT_H */

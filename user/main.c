@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bhscope: buffer-head LRU and jbd2 commit-batching tracing, one binary with
+ * subcommands in the manner of perf and bpftool.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+struct command {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+	{ "jbd2", "jbd2 commit batching per journal: commits, handles, phases",
+	  cmd_jbd2 },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: bhscope COMMAND [OPTION...] [ARG...]\n\n"
+		     "Trace the buffer-head LRU and jbd2 commit batching.\n\n"
+		     "Commands:\n");
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(out, "\nRun 'bhscope COMMAND --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 64;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("bhscope %s\n", BHSCOPE_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < NR_COMMANDS; i++) {
+		char name[64];
+
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		/* argp prefixes its messages with argv[0]. */
+		snprintf(name, sizeof(name), "bhscope %s", commands[i].name);
+		argv[1] = name;
+		return commands[i].run(argc - 1, argv + 1);
+	}
+	fprintf(stderr, "bhscope: unknown command '%s'; see 'bhscope --help'\n",
+		argv[1]);
+	return 64;
+}
