@@ -58,8 +58,10 @@ static error_t cli_parse_opt(int key, char *arg, struct argp_state *state)
 		c->per_cpu = true;
 		break;
 	case 'd':
-		if (devname_parse(arg, &c->kdev, err, sizeof(err)))
+		if (devname_parse(arg, &c->kdev, err, sizeof(err))) {
 			argp_failure(state, 1, 0, "%s", err);
+			return EINVAL;
+		}
 		c->dev_arg = arg;
 		break;
 	case 'T':
@@ -70,17 +72,22 @@ static error_t cli_parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_ARG:
 		if (c->positional == 0) {
-			if (cli_parse_interval(arg, &c->interval_s))
+			if (cli_parse_interval(arg, &c->interval_s)) {
 				argp_error(state,
 					   "invalid interval '%s': want seconds > 0",
 					   arg);
+				return EINVAL;
+			}
 		} else if (c->positional == 1) {
-			if (cli_parse_count(arg, &c->count))
+			if (cli_parse_count(arg, &c->count)) {
 				argp_error(state,
 					   "invalid count '%s': want an integer > 0",
 					   arg);
+				return EINVAL;
+			}
 		} else {
 			argp_error(state, "unexpected argument '%s'", arg);
+			return EINVAL;
 		}
 		c->positional++;
 		break;

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The shared options: [interval] [count], -C -d -T -j. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "bhscope.h"
+#include "cli.h"
+#include "devname.h"
+
+static const struct argp_child children[] = {
+	{ &cli_common_argp, 0, NULL, 0 },
+	{ 0 },
+};
+
+static const struct argp test_argp = { .children = children };
+
+static int parse(int argc, char **argv, struct cli_common *c)
+{
+	cli_common_init(c);
+	/* ARGP_NO_EXIT | ARGP_NO_ERRS: report errors as return values. */
+	return argp_parse(&test_argp, argc, argv, ARGP_NO_EXIT | ARGP_NO_ERRS,
+			  NULL, c);
+}
+
+static void defaults_are_one_second_forever(void **state)
+{
+	char *argv[] = { "t", NULL };
+	struct cli_common c;
+
+	(void)state;
+	assert_int_equal(parse(1, argv, &c), 0);
+	assert_float_equal(c.interval_s, 1.0, 0);
+	assert_int_equal(c.count, 0);
+	assert_false(c.per_cpu);
+	assert_false(c.json);
+	assert_int_equal(c.kdev, 0);
+}
+
+static void flags_and_positionals_are_read(void **state)
+{
+	char *argv[] = { "t", "-C", "-T", "-j", "-d", "7:3", "0.5", "4", NULL };
+	struct cli_common c;
+
+	(void)state;
+	assert_int_equal(parse(8, argv, &c), 0);
+	assert_true(c.per_cpu);
+	assert_true(c.timestamps);
+	assert_true(c.json);
+	assert_int_equal(c.kdev, BHSCOPE_KDEV(7, 3));
+	assert_float_equal(c.interval_s, 0.5, 1e-12);
+	assert_int_equal(c.count, 4);
+}
+
+static void bad_intervals_are_refused(void **state)
+{
+	double v;
+
+	(void)state;
+	assert_int_not_equal(cli_parse_interval("0", &v), 0);
+	assert_int_not_equal(cli_parse_interval("-1", &v), 0);
+	assert_int_not_equal(cli_parse_interval("abc", &v), 0);
+	assert_int_not_equal(cli_parse_interval("1s", &v), 0);
+	assert_int_not_equal(cli_parse_interval("", &v), 0);
+	assert_int_not_equal(cli_parse_interval("nan", &v), 0);
+	assert_int_not_equal(cli_parse_interval("1e9", &v), 0);
+	assert_int_equal(cli_parse_interval("2", &v), 0);
+	assert_float_equal(v, 2.0, 0);
+}
+
+static void bad_counts_are_refused(void **state)
+{
+	long v;
+
+	(void)state;
+	assert_int_not_equal(cli_parse_count("0", &v), 0);
+	assert_int_not_equal(cli_parse_count("-3", &v), 0);
+	assert_int_not_equal(cli_parse_count("1.5", &v), 0);
+	assert_int_not_equal(cli_parse_count("x", &v), 0);
+	assert_int_not_equal(cli_parse_count("99999999999999999999", &v), 0);
+	assert_int_equal(cli_parse_count("10", &v), 0);
+	assert_int_equal(v, 10);
+}
+
+static void a_third_positional_is_an_error(void **state)
+{
+	char *argv[] = { "t", "1", "2", "3", NULL };
+	struct cli_common c;
+
+	(void)state;
+	assert_int_not_equal(parse(4, argv, &c), 0);
+}
+
+static void device_numbers_and_names_resolve(void **state)
+{
+	char err[256], name[64];
+	uint32_t kdev;
+
+	(void)state;
+	assert_int_equal(devname_parse("259:1", &kdev, err, sizeof(err)), 0);
+	assert_int_equal(BHSCOPE_KDEV_MAJOR(kdev), 259);
+	assert_int_equal(BHSCOPE_KDEV_MINOR(kdev), 1);
+	assert_int_not_equal(devname_parse("7:x", &kdev, err, sizeof(err)), 0);
+	assert_int_not_equal(devname_parse("no-such-disk", &kdev, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "no-such-disk"));
+	/* /dev/null exists but is a character device. */
+	assert_int_not_equal(devname_parse("/dev/null", &kdev, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "not a block device"));
+	devname_numbers(BHSCOPE_KDEV(8, 17), name, sizeof(name));
+	assert_string_equal(name, "8:17");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults_are_one_second_forever),
+		cmocka_unit_test(flags_and_positionals_are_read),
+		cmocka_unit_test(bad_intervals_are_refused),
+		cmocka_unit_test(bad_counts_are_refused),
+		cmocka_unit_test(a_third_positional_is_an_error),
+		cmocka_unit_test(device_numbers_and_names_resolve),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

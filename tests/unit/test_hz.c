@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/* HZ from a kernel config, and jiffies to milliseconds. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hz.h"
+
+static int hz_of_text(const char *text)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int hz = hz_from_config(f);
+
+	fclose(f);
+	return hz;
+}
+
+static void config_hz_line_is_found_among_others(void **state)
+{
+	(void)state;
+	assert_int_equal(hz_of_text("CONFIG_HZ_250=y\n# CONFIG_HZ_1000 is not set\nCONFIG_HZ=250\nCONFIG_X=y\n"), 250);
+	assert_int_equal(hz_of_text("CONFIG_HZ=1000\n"), 1000);
+}
+
+static void config_without_hz_is_an_error(void **state)
+{
+	(void)state;
+	assert_int_equal(hz_of_text("CONFIG_HZ_250=y\nCONFIG_HZ_PERIODIC=y\n"), -1);
+	assert_int_equal(hz_of_text(""), -1);
+}
+
+static void jiffies_convert_at_each_hz(void **state)
+{
+	(void)state;
+	assert_float_equal(jiffies_to_ms(1, 250), 4.0, 1e-9);
+	assert_float_equal(jiffies_to_ms(1, 1000), 1.0, 1e-9);
+	assert_float_equal(jiffies_to_ms(3, 300), 10.0, 1e-9);
+	assert_float_equal(jiffies_to_ms(25, 100), 250.0, 1e-9);
+	assert_float_equal(jiffies_to_ms(0, 250), 0.0, 1e-9);
+}
+
+static void running_kernel_hz_is_a_linux_value(void **state)
+{
+	int hz = hz_of_running_kernel();
+
+	(void)state;
+	assert_true(hz == 100 || hz == 250 || hz == 300 || hz == 1000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(config_hz_line_is_found_among_others),
+		cmocka_unit_test(config_without_hz_is_an_error),
+		cmocka_unit_test(jiffies_convert_at_each_hz),
+		cmocka_unit_test(running_kernel_hz_is_a_linux_value),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
