@@ -90,7 +90,7 @@ int tp_end_commit(struct trace_event_raw_jbd2_end_commit *ctx)
 {
 	struct jbd2_journal_state *st = state_of(ctx->dev);
 	struct jbd2_dev_stats *s;
-	__u64 now = bpf_ktime_get_ns(), lat, sample;
+	__u64 now = bpf_ktime_get_ns(), lat;
 
 	/* A commit that began before we attached has no start: skip it. */
 	if (!st || !st->start_ns || st->tid != (__u32)ctx->transaction)
@@ -104,12 +104,6 @@ int tp_end_commit(struct trace_event_raw_jbd2_end_commit *ctx)
 	s->commit_ns += lat;
 	s->commit_us_hist[log2_slot(lat / 1000)]++;
 
-	/* The kernel times from T_FLUSH; mirror its j_average_commit_time. */
-	if (st->flush_ns) {
-		sample = now - st->flush_ns;
-		st->avg_commit_ns = st->avg_commit_ns ?
-			(sample + 3 * st->avg_commit_ns) / 4 : sample;
-	}
 	st->start_ns = 0;
 	return 0;
 }
@@ -117,10 +111,22 @@ int tp_end_commit(struct trace_event_raw_jbd2_end_commit *ctx)
 SEC("tracepoint/jbd2/jbd2_run_stats")
 int tp_run_stats(struct trace_event_raw_jbd2_run_stats *ctx)
 {
+	struct jbd2_journal_state *st = state_of(ctx->dev);
 	struct jbd2_dev_stats *s = stats_of(ctx->dev);
+	__u64 sample;
 
-	if (!s)
+	if (!s || !st)
 		return 0;
+	/*
+	 * The kernel takes commit_time just after this event, from T_FLUSH:
+	 * mirror its j_average_commit_time (new = (sample + 3 * old) / 4).
+	 */
+	if (st->flush_ns && st->tid == (__u32)ctx->tid) {
+		sample = bpf_ktime_get_ns() - st->flush_ns;
+		st->avg_commit_ns = st->avg_commit_ns ?
+			(sample + 3 * st->avg_commit_ns) / 4 : sample;
+		st->flush_ns = 0;
+	}
 	s->transactions++;
 	s->handles += ctx->handle_count;
 	s->blocks += ctx->blocks;

@@ -1,0 +1,82 @@
+# shellcheck shell=bash
+# Helpers for live tests: result lines, and a RAM-backed ext4 that is always
+# cleaned up (umount, detach, delete), whatever way the test ends.
+#
+# Source it from a test run at the repo root:  . tests/lib/common.sh
+
+BHSCOPE=${BHSCOPE:-$PWD/build/bhscope}
+BHBENCH=${BHBENCH:-$PWD/build/bhbench}
+TEST_NAME=${TEST_NAME:-$(basename "$0" .sh)}
+failures=0
+cleanups=()
+
+pass() { echo "PASS: $TEST_NAME/$1"; }
+fail() { echo "FAIL: $TEST_NAME/$1${2:+: $2}"; failures=$((failures + 1)); }
+skip_all() { echo "SKIP: $TEST_NAME: $1"; exit 77; }
+
+# check NAME CONDITION-COMMAND...: PASS or FAIL by the command's status.
+check() {
+	local name=$1
+	shift
+	if "$@"; then pass "$name"; else fail "$name" "$*"; fi
+}
+
+# Runs registered cleanups in reverse order.
+run_cleanups() {
+	local i
+	for ((i = ${#cleanups[@]} - 1; i >= 0; i--)); do
+		eval "${cleanups[i]}" || true
+	done
+	cleanups=()
+}
+on_exit() { cleanups+=("$1"); }
+trap run_cleanups EXIT
+trap 'exit 130' INT TERM
+
+finish() {
+	run_cleanups
+	[[ $failures -eq 0 ]]
+}
+
+require_root() { [[ $(id -u) -eq 0 ]] || skip_all "needs root"; }
+
+# ram_ext4 SIZE_MB MOUNT_OPTIONS [MKFS_OPTIONS...]: a fresh ext4 on a loop
+# device backed by /dev/shm, mounted on $MNT. Sets LOOPDEV, LOOPNAME, MNT.
+ram_ext4() {
+	local opts=$2
+	ram_ext4_unmounted "$1" "${@:3}"
+	mount_ram_ext4 "$opts"
+}
+
+# The same, left unmounted (mount it later with mount_ram_ext4 OPTIONS).
+ram_ext4_unmounted() {
+	local size=$1 img
+	shift
+	img=$(mktemp /dev/shm/bhscope-test.XXXXXX)
+	on_exit "rm -f '$img'"
+	truncate -s "${size}M" "$img"
+	LOOPDEV=$(losetup -f --show "$img")
+	on_exit "losetup -d '$LOOPDEV'"
+	LOOPNAME=${LOOPDEV#/dev/}
+	mkfs.ext4 -q -F "$@" "$LOOPDEV"
+	MNT=$(mktemp -d /tmp/bhscope-mnt.XXXXXX)
+	on_exit "rmdir '$MNT'"
+}
+
+mount_ram_ext4() {
+	mount -o "$1" "$LOOPDEV" "$MNT"
+	on_exit "umount '$MNT' 2>/dev/null"
+}
+
+# The /proc/fs/jbd2 directory of the mounted loop device's journal.
+jbd2_info() { echo "/proc/fs/jbd2/$LOOPNAME-8/info"; }
+
+# wait_for_file_lines FILE N SECONDS: until FILE has N lines.
+wait_for_file_lines() {
+	local file=$1 n=$2 i
+	for ((i = 0; i < $3 * 10; i++)); do
+		[[ -f $file && $(wc -l < "$file") -ge $n ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}

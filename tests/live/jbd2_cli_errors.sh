@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# bhscope jbd2 on bad input and environment: one-line errors, the right exit
+# status, a last report on SIGINT/SIGTERM, and nothing left attached.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib/common.sh
+require_root
+
+# expect_error NAME STATUS PATTERN CMD...: exits STATUS, first stderr line
+# starts with "bhscope" and matches PATTERN.
+expect_error() {
+	local name=$1 status=$2 pattern=$3 err rc=0
+	shift 3
+	err=$(mktemp)
+	"$@" > /dev/null 2> "$err" || rc=$?
+	if [[ $rc -ne $status ]]; then
+		fail "$name" "exit $rc, want $status: $(head -c 300 "$err")"
+	elif ! head -n 1 "$err" | grep -qE "^bhscope.*$pattern"; then
+		fail "$name" "stderr: $(head -c 300 "$err")"
+	else
+		pass "$name"
+	fi
+	rm -f "$err"
+}
+
+expect_error zero_interval 64 "invalid interval '0'" "$BHSCOPE" jbd2 0
+expect_error garbage_interval 64 "invalid interval 'abc'" "$BHSCOPE" jbd2 abc
+expect_error zero_count 64 "invalid count '0'" "$BHSCOPE" jbd2 1 0
+expect_error negative_count 64 "invalid count '-2'" "$BHSCOPE" jbd2 -- 1 -2
+expect_error extra_argument 64 "unexpected argument" "$BHSCOPE" jbd2 1 1 1
+expect_error unknown_device 1 "unknown device 'nosuchdisk0'" "$BHSCOPE" jbd2 -d nosuchdisk0
+expect_error bad_device_numbers 1 "invalid device '7:x'" "$BHSCOPE" jbd2 -d 7:x
+expect_error unknown_option 64 "" "$BHSCOPE" jbd2 --no-such-option
+expect_error unknown_command 64 "unknown command 'nosuch'" "$BHSCOPE" nosuch
+expect_error not_root 1 "need root, or CAP_BPF and CAP_PERFMON" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+	"$BHSCOPE" jbd2 1 1
+
+check help_exits_zero bash -c '"$0" jbd2 --help > /dev/null' "$BHSCOPE"
+check top_help_lists_jbd2 bash -c '"$0" --help | grep -q "^  jbd2 "' "$BHSCOPE"
+
+# Count-limited run: exactly COUNT JSON lines, the last one final.
+out=$(mktemp)
+on_exit "rm -f '$out'"
+"$BHSCOPE" jbd2 -j 0.2 3 > "$out"
+check count_gives_that_many_reports test "$(wc -l < "$out")" -eq 3
+check last_report_is_final bash -c 'tail -n 1 "$0" | grep -q "\"final\":true"' "$out"
+
+# SIGTERM mid-interval still prints the interval and exits 0.
+for sig in INT TERM; do
+	"$BHSCOPE" jbd2 -j 30 > "$out" &
+	pid=$!
+	sleep 1.5
+	kill -"$sig" "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	check "sig${sig,,}_exits_zero" test "$rc" -eq 0
+	check "sig${sig,,}_prints_final_report" grep -q '"final":true' "$out"
+done
+
+# Nothing of ours stays loaded once bhscope has exited.
+if command -v bpftool > /dev/null; then
+	check no_programs_left_attached bash -c \
+		'! bpftool prog show | grep -qE "tp_run_stats|tp_end_commit"'
+fi
+finish
