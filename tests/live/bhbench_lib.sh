@@ -1,0 +1,101 @@
+# shellcheck shell=bash
+# Sourced by tests/live/bhbench_*.sh. Not executable, so tests/run-all.sh
+# does not run it as a test.
+#
+# Gives a test its name, PASS/FAIL/SKIP helpers and a RAM-backed ext4 (a file
+# in /dev/shm on a loop device) that is always unmounted, detached and
+# deleted when the test exits, however it exits.
+
+BHBENCH=${BHBENCH:-build/bhbench}
+TEST_NAME=live/$(basename "$0" .sh)
+IMG=
+LOOP=
+MNT=
+
+pass() {
+	echo "PASS: $TEST_NAME"
+	exit 0
+}
+
+fail() {
+	echo "FAIL: $TEST_NAME: $*"
+	exit 1
+}
+
+skip() {
+	echo "SKIP: $TEST_NAME: $*"
+	exit 77
+}
+
+need_bhbench() {
+	[[ -x $BHBENCH ]] || skip "$BHBENCH is not built (run make)"
+}
+
+need_jq() {
+	command -v jq > /dev/null || skip "jq is not installed"
+}
+
+need_root() {
+	[[ $EUID -eq 0 ]] || skip "needs root to mount a loop device"
+	local tool
+	for tool in losetup mkfs.ext4 e2fsck mountpoint; do
+		command -v "$tool" > /dev/null || skip "$tool is not installed"
+	done
+}
+
+# Every step guarded: under set -e one failure must not skip the rest.
+fs_teardown() {
+	local _
+
+	if [[ -n $MNT ]]; then
+		# A killed bhbench may still be leaving: give it a moment.
+		for _ in 1 2 3 4 5; do
+			mountpoint -q "$MNT" || break
+			umount "$MNT" 2> /dev/null || sleep 0.5
+		done
+		if mountpoint -q "$MNT"; then
+			umount -l "$MNT" || true
+		fi
+		rmdir "$MNT" 2> /dev/null || true
+	fi
+	if [[ -n $LOOP ]]; then
+		losetup -d "$LOOP" 2> /dev/null || true
+	fi
+	if [[ -n $IMG ]]; then
+		rm -f "$IMG" || true
+	fi
+}
+
+# fs_setup MOUNT_OPTIONS [MKFS_OPTION...]: mounts a fresh ext4 on $MNT.
+fs_setup() {
+	local opts=$1
+
+	shift
+	need_root
+	trap fs_teardown EXIT
+	# The EXIT trap runs on signals only if they end the script by exit.
+	trap 'exit 130' INT
+	trap 'exit 143' TERM HUP
+	IMG=$(mktemp /dev/shm/bhbench-test.XXXXXX)
+	truncate -s 256M "$IMG"
+	LOOP=$(losetup -f --show "$IMG") || skip "no free loop device"
+	mkfs.ext4 -q -F "$@" "$LOOP"
+	MNT=$(mktemp -d /tmp/bhbench-mnt.XXXXXX)
+	mount ${opts:+-o "$opts"} "$LOOP" "$MNT"
+}
+
+# Fails unless the filesystem holds nothing but what mkfs made.
+fs_expect_empty() {
+	local left
+
+	left=$(cd "$MNT" && find . -mindepth 1 -maxdepth 1 ! -name lost+found)
+	[[ -z $left ]] || fail "${1:-bhbench} left entries behind: $left"
+}
+
+# Unmounts and fails unless e2fsck -fn finds the filesystem clean.
+fs_fsck() {
+	local out
+
+	umount "$MNT"
+	out=$(e2fsck -fn "$LOOP" 2>&1) || fail "e2fsck -fn: $(tail -n 3 <<< "$out")"
+}
