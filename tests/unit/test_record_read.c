@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Reading records back: every malformed file gets one clear reason. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "record_read.h"
+
+#define VALID \
+	"{\"schema\":\"bhscope.record/1\",\"time\":\"2026-11-30T12:00:00Z\"," \
+	"\"ok\":true,\"host\":{\"kernel\":\"6.18.0\",\"nr_cpus\":2}," \
+	"\"target\":null,\"tunables\":{},\"workload\":{\"kind\":\"command\"," \
+	"\"command\":[\"true\"]},\"runs\":[{\"ok\":true,\"exit_status\":0," \
+	"\"wall_s\":0.5}]}"
+
+static char path[64];
+static char err[256];
+
+static int read_text(const char *text)
+{
+	struct json_object *root = NULL;
+	FILE *f;
+	int fd, ret;
+
+	strcpy(path, "/tmp/test_record_read.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	err[0] = '\0';
+	ret = record_read(path, &root, err, sizeof(err));
+	unlink(path);
+	if (!ret)
+		json_object_put(root);
+	else
+		assert_true(err[0] != '\0');
+	return ret;
+}
+
+/* VALID with the first occurrence of from replaced by to. */
+static int read_edited(const char *from, const char *to)
+{
+	char text[2048];
+	const char *at = strstr(VALID, from);
+
+	assert_non_null(at);
+	snprintf(text, sizeof(text), "%.*s%s%s", (int)(at - VALID), VALID, to,
+		 at + strlen(from));
+	return read_text(text);
+}
+
+static void valid_record_is_read(void **state)
+{
+	(void)state;
+	assert_int_equal(read_text(VALID), 0);
+}
+
+static void truncated_file_says_truncated(void **state)
+{
+	char text[] = VALID;
+
+	(void)state;
+	text[strlen(text) / 2] = '\0';
+	assert_int_equal(read_text(text), -1);
+	assert_non_null(strstr(err, "truncated"));
+}
+
+static void empty_file_says_empty(void **state)
+{
+	(void)state;
+	assert_int_equal(read_text(" \n"), -1);
+	assert_non_null(strstr(err, "empty file"));
+}
+
+static void text_that_is_not_json_says_so(void **state)
+{
+	(void)state;
+	assert_int_equal(read_text("FSUse% Count Size Files/sec\n"), -1);
+	assert_non_null(strstr(err, "not JSON"));
+}
+
+static void trailing_data_is_refused(void **state)
+{
+	(void)state;
+	assert_int_equal(read_text(VALID VALID), -1);
+	assert_non_null(strstr(err, "trailing data"));
+}
+
+static void top_level_array_is_not_a_record(void **state)
+{
+	(void)state;
+	assert_int_equal(read_text("[1,2]"), -1);
+	assert_non_null(strstr(err, "not a bhscope record"));
+}
+
+static void json_without_schema_is_not_a_record(void **state)
+{
+	(void)state;
+	assert_int_equal(read_text("{\"bhbench_schema\":1}"), -1);
+	assert_non_null(strstr(err, "no \"schema\""));
+}
+
+static void foreign_schema_is_named(void **state)
+{
+	(void)state;
+	assert_int_equal(read_edited("bhscope.record/1", "bhscope.jbd2/1"), -1);
+	assert_non_null(strstr(err, "foreign schema \"bhscope.jbd2/1\""));
+}
+
+static void newer_schema_version_asks_for_an_upgrade(void **state)
+{
+	(void)state;
+	assert_int_equal(read_edited("bhscope.record/1", "bhscope.record/2"), -1);
+	assert_non_null(strstr(err, "newer"));
+	assert_non_null(strstr(err, "upgrade"));
+}
+
+static void garbled_schema_version_is_refused(void **state)
+{
+	(void)state;
+	assert_int_equal(read_edited("bhscope.record/1", "bhscope.record/x"), -1);
+	assert_non_null(strstr(err, "bad schema version"));
+}
+
+static void missing_field_is_named(void **state)
+{
+	(void)state;
+	assert_int_equal(read_edited("\"kernel\":\"6.18.0\",", ""), -1);
+	assert_string_equal(err, "missing field host.kernel");
+}
+
+static void wrong_type_is_named_with_both_types(void **state)
+{
+	(void)state;
+	assert_int_equal(read_edited("\"nr_cpus\":2", "\"nr_cpus\":\"2\""), -1);
+	assert_string_equal(err,
+			    "field host.nr_cpus: want an integer, found a string");
+}
+
+static void wrong_type_in_a_run_is_named_with_its_index(void **state)
+{
+	(void)state;
+	assert_int_equal(read_edited("\"wall_s\":0.5", "\"wall_s\":\"fast\""), -1);
+	assert_string_equal(err, "field runs.0.wall_s: want a number, found a string");
+}
+
+static void record_without_runs_is_refused(void **state)
+{
+	(void)state;
+	assert_int_equal(read_edited("\"runs\":[{\"ok\":true,\"exit_status\":0,\"wall_s\":0.5}]",
+				     "\"runs\":[]"), -1);
+	assert_non_null(strstr(err, "no run"));
+}
+
+static void unreadable_file_gives_the_system_error(void **state)
+{
+	struct json_object *root;
+
+	(void)state;
+	assert_int_equal(record_read("/nonexistent/x.json", &root, err,
+				     sizeof(err)), -1);
+	assert_string_equal(err, "No such file or directory");
+}
+
+static void numbers_are_found_by_dotted_path(void **state)
+{
+	struct json_object *root = json_tokener_parse(VALID);
+	double v = 0;
+
+	(void)state;
+	assert_int_equal(record_get_number(root, "runs.0.wall_s", &v, err,
+					   sizeof(err)), 1);
+	assert_float_equal(v, 0.5, 0);
+	assert_int_equal(record_get_number(root, "runs.1.wall_s", &v, err,
+					   sizeof(err)), 0);
+	assert_int_equal(record_get_number(root, "host.kernel", &v, err,
+					   sizeof(err)), -1);
+	assert_string_equal(err, "field host.kernel: want a number, found a string");
+	json_object_put(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(valid_record_is_read),
+		cmocka_unit_test(truncated_file_says_truncated),
+		cmocka_unit_test(empty_file_says_empty),
+		cmocka_unit_test(text_that_is_not_json_says_so),
+		cmocka_unit_test(trailing_data_is_refused),
+		cmocka_unit_test(top_level_array_is_not_a_record),
+		cmocka_unit_test(json_without_schema_is_not_a_record),
+		cmocka_unit_test(foreign_schema_is_named),
+		cmocka_unit_test(newer_schema_version_asks_for_an_upgrade),
+		cmocka_unit_test(garbled_schema_version_is_refused),
+		cmocka_unit_test(missing_field_is_named),
+		cmocka_unit_test(wrong_type_is_named_with_both_types),
+		cmocka_unit_test(wrong_type_in_a_run_is_named_with_its_index),
+		cmocka_unit_test(record_without_runs_is_refused),
+		cmocka_unit_test(unreadable_file_gives_the_system_error),
+		cmocka_unit_test(numbers_are_found_by_dotted_path),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

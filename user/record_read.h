@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading a bhscope.record file back: parse, check the schema and the
+ * fields every reader relies on, and say in one line what is wrong.
+ */
+#ifndef BHSCOPE_RECORD_READ_H
+#define BHSCOPE_RECORD_READ_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+
+/*
+ * Reads and checks path. On success returns 0 and the record in *root
+ * (caller puts it). On failure returns -1 with the problem in err, worded
+ * to follow "bhscope: FILE: ".
+ */
+int record_read(const char *path, struct json_object **root, char *err,
+		size_t errlen);
+
+/* Checks an already parsed document as record_read does. */
+int record_check(struct json_object *root, char *err, size_t errlen);
+
+/*
+ * The value at a dotted path ("runs.0.wall_s": array indices are numbers),
+ * or NULL when a step is missing or null.
+ */
+struct json_object *record_get(struct json_object *root, const char *path);
+
+/*
+ * The number at path in *out. Returns 1 when found, 0 when absent or null,
+ * -1 (with err) when present but not a number.
+ */
+int record_get_number(struct json_object *root, const char *path, double *out,
+		      char *err, size_t errlen);
+
+/* The string at path, or NULL when absent or not a string. */
+const char *record_get_string(struct json_object *root, const char *path);
+
+#endif /* BHSCOPE_RECORD_READ_H */
