@@ -3,7 +3,6 @@
  * bhscope jbd2: live jbd2 commit-batching statistics per journal device.
  */
 #include <argp.h>
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
@@ -15,9 +14,9 @@
 #include "env.h"
 #include "hz.h"
 #include "jbd2.skel.h"
+#include "jbd2_load.h"
 #include "jbd2_report.h"
 #include "jbd2_snapshot.h"
-#include "probe_reason.h"
 #include "ticker.h"
 
 static const char jbd2_doc[] =
@@ -41,123 +40,16 @@ static const struct argp jbd2_argp = {
 	.children = jbd2_children,
 };
 
-/* The tracepoint programs and where they hook, for existence checks. */
-static const struct {
-	const char *name;
-} jbd2_tracepoints[] = {
-	{ "jbd2_start_commit" },	{ "jbd2_commit_flushing" },
-	{ "jbd2_end_commit" },		{ "jbd2_run_stats" },
-	{ "jbd2_handle_stats" },
-};
-
 static int check_jbd2_tracepoints(void)
 {
-	for (size_t i = 0; i < sizeof(jbd2_tracepoints) / sizeof(*jbd2_tracepoints); i++) {
-		if (env_tracepoint_exists("jbd2", jbd2_tracepoints[i].name))
-			continue;
-		fprintf(stderr,
-			"bhscope: tracepoint jbd2:%s not found; is jbd2 loaded (mount an ext4 filesystem with a journal, or modprobe jbd2)?\n",
-			jbd2_tracepoints[i].name);
-		return -1;
-	}
-	return 0;
-}
+	const char *missing = jbd2_missing_tracepoint();
 
-static struct jbd2_bpf *open_jbd2(uint32_t kdev, bool with_batch_sleep,
-				  bool with_checkpoints)
-{
-	struct jbd2_bpf *skel = jbd2_bpf__open();
-
-	if (!skel)
-		return NULL;
-	skel->rodata->target_dev = kdev;
-	bpf_program__set_autoload(skel->progs.journal_stop_entry,
-				  with_batch_sleep);
-	bpf_program__set_autoload(skel->progs.journal_stop_exit,
-				  with_batch_sleep);
-	bpf_program__set_autoload(skel->progs.tp_checkpoint_stats,
-				  with_checkpoints);
-	return skel;
-}
-
-/*
- * Loads with the fentry/fexit pair first: whether they can run is only known
- * by really loading them. On failure, loads the tracepoints alone and keeps
- * the reason for the report.
- */
-static struct jbd2_bpf *load_jbd2(uint32_t kdev, struct jbd2_report_ctx *ctx)
-{
-	struct jbd2_bpf *skel;
-	int err;
-
-	ctx->checkpoints.available =
-		env_tracepoint_exists("jbd2", "jbd2_checkpoint_stats");
-	if (!ctx->checkpoints.available)
-		snprintf(ctx->checkpoints.why, sizeof(ctx->checkpoints.why),
-			 "this kernel has no jbd2:jbd2_checkpoint_stats tracepoint");
-
-	skel = open_jbd2(kdev, true, ctx->checkpoints.available);
-	if (!skel)
-		return NULL;
-	err = jbd2_bpf__load(skel);
-	if (!err)
-		err = jbd2_bpf__attach(skel);
-	if (!err) {
-		ctx->batch_sleep.available = true;
-		return skel;
-	}
-	probe_reason(ctx->batch_sleep.why, sizeof(ctx->batch_sleep.why),
-		     "fentry/fexit", "jbd2_journal_stop", err);
-	jbd2_bpf__destroy(skel);
-
-	skel = open_jbd2(kdev, false, ctx->checkpoints.available);
-	if (!skel)
-		return NULL;
-	err = jbd2_bpf__load(skel);
-	if (err) {
-		fprintf(stderr, "bhscope: loading the jbd2 BPF programs failed: %s\n",
-			strerror(-err));
-		goto fail;
-	}
-	err = jbd2_bpf__attach(skel);
-	if (err) {
-		fprintf(stderr, "bhscope: attaching to the jbd2 tracepoints failed: %s\n",
-			strerror(-err));
-		goto fail;
-	}
-	return skel;
-fail:
-	jbd2_bpf__destroy(skel);
-	return NULL;
-}
-
-static int read_snapshot(struct jbd2_bpf *skel, struct jbd2_snapshot *snap)
-{
-	int stats_fd = bpf_map__fd(skel->maps.dev_stats);
-	int state_fd = bpf_map__fd(skel->maps.journal_state);
-	struct jbd2_dev_stats *percpu;
-	__u32 key, next, *prev = NULL;
-	int err = 0;
-
-	percpu = calloc(snap->nr_cpus, sizeof(*percpu));
-	if (!percpu)
-		return -ENOMEM;
-	while (!bpf_map_get_next_key(stats_fd, prev, &next)) {
-		struct jbd2_journal_state st = {};
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(stats_fd, &key, percpu))
-			continue;	/* removed meanwhile */
-		err = jbd2_snapshot_add_dev(snap, key, percpu);
-		if (err)
-			break;
-		if (!bpf_map_lookup_elem(state_fd, &key, &st))
-			snap->devs[snap->nr_devs - 1].avg_commit_ns =
-				st.avg_commit_ns;
-	}
-	free(percpu);
-	return err;
+	if (!missing)
+		return 0;
+	fprintf(stderr,
+		"bhscope: tracepoint jbd2:%s not found; is jbd2 loaded (mount an ext4 filesystem with a journal, or modprobe jbd2)?\n",
+		missing);
+	return -1;
 }
 
 static int report(const struct cli_common *opt, struct jbd2_report_ctx *ctx,
@@ -193,7 +85,7 @@ static int trace_loop(struct jbd2_bpf *skel, const struct cli_common *opt,
 		bool more = ticker_wait(opt->interval_s);
 
 		cur = (struct jbd2_snapshot){ .nr_cpus = nr_cpus };
-		err = read_snapshot(skel, &cur);
+		err = jbd2_read_snapshot(skel, &cur);
 		ctx->final = !more || (opt->count && n >= opt->count);
 		if (!err)
 			err = report(opt, ctx, &cur, &prev);
@@ -233,7 +125,7 @@ int cmd_jbd2(int argc, char **argv)
 		return 1;
 	}
 	env_setup_libbpf_logging();
-	skel = load_jbd2(opt.kdev, &ctx);
+	skel = jbd2_load(opt.kdev, &ctx.batch_sleep, &ctx.checkpoints, NULL);
 	if (!skel)
 		return 1;
 
