@@ -18,8 +18,6 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-# A fresh machine has no package lists yet; refresh them once, then install.
-if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+# A fresh machine has no package lists yet: refresh them once, then install.
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
