@@ -25,7 +25,8 @@ static const struct argp_option common_options[] = {
 	{ "files", 'n', "N", 0, "Files per task (default 1000)", 0 },
 	{ "tasks", 't', "N", 0, "Tasks running in parallel (default 1)", 0 },
 	{ "bytes", 's', "BYTES", 0,
-	  "Bytes written to each file; k, m, g suffixes are powers of 1024",
+	  "Bytes written to each file (meta: 0, sync: 4096); k, m, g "
+	  "suffixes are powers of 1024",
 	  0 },
 	{ "threads", OPT_THREADS, NULL, 0, "Run tasks as threads", 0 },
 	{ "processes", OPT_PROCESSES, NULL, 0, "Run tasks as processes", 0 },

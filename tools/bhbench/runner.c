@@ -241,7 +241,10 @@ static void task_main(struct task *t)
 		if (task_stopped(t))
 			continue;
 		res->t0_ns = now_ns();
-		r->steps[s].fn(t, res);
+		/* Steps report their own errors; this catches one that forgot. */
+		if (r->steps[s].fn(t, res) && !task_stopped(t))
+			runner_fail(r, "task %d: %s failed", t->id,
+				    r->steps[s].name);
 		res->t1_ns = now_ns();
 	}
 	/* Nobody leaves before the last step is over everywhere. */

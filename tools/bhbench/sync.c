@@ -70,12 +70,13 @@ static error_t sync_parse(int key, char *arg, struct argp_state *state)
 
 static const struct argp_option sync_options[] = {
 	{ "fsync", OPT_FSYNC, NULL, 0,
-	  "create, write, fsync, close each file (default)", 0 },
-	{ "osync", OPT_OSYNC, NULL, 0, "Open with O_SYNC: create, write, close",
-	  0 },
+	  "Each file: create, write, fsync, close (default)", 0 },
+	{ "osync", OPT_OSYNC, NULL, 0,
+	  "Each file: create with O_SYNC, write, close", 0 },
 	{ "dirsync", OPT_DIRSYNC, NULL, 0,
-	  "create, write, close only: synchronous only on a dirsync or sync "
-	  "mount (or chattr +D/+S), which bhbench checks and reports", 0 },
+	  "Each file: create, write, close, relying on a dirsync or sync "
+	  "mount (or chattr +D/+S) to make it synchronous; bhbench reports "
+	  "which it found and warns if none", 0 },
 	{ "fsync-dir", OPT_FSYNC_DIR, NULL, 0,
 	  "Also fsync the directory after each file (any mode)", 0 },
 	{ "keep", OPT_KEEP, NULL, 0,
