@@ -104,6 +104,11 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tools/demo.sh
 
+# Overhead, side by side with bpftrace and untraced runs (noisy: not in check).
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/bench/run.sh
+
 install: all
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX)/sbin)
 	$(Q)install -d $(DESTDIR)$(PREFIX)/sbin

@@ -1,0 +1,140 @@
+"""Interleaved A/B benchmarking of tracers against an untraced baseline.
+
+Each repeat runs every mode once, in an order rotated per repeat
+(A B C, B C A, ...), so drift on the machine hits every mode alike. For a
+traced mode the tracer is started, its BPF programs are found as the
+program ids that appeared since it started, the workload runs, and the
+kernel's BPF statistics (run_time_ns / run_cnt, with kernel.bpf_stats_enabled)
+and the tracer's own user+system CPU time are read before it is stopped.
+"""
+import json
+import os
+import signal
+import statistics
+import subprocess
+import time
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def prog_stats():
+    """{id: (name, run_time_ns, run_cnt)} of every loaded BPF program."""
+    out = subprocess.run(["bpftool", "-j", "prog", "show"], check=True,
+                         capture_output=True, text=True).stdout
+    return {p["id"]: (p.get("name", ""), p.get("run_time_ns", 0),
+                      p.get("run_cnt", 0)) for p in json.loads(out or "[]")}
+
+
+def proc_cpu_seconds(pid):
+    """User + system CPU seconds of a process and its threads."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+class Tracer:
+    """A tracer command that loads at least min_progs BPF programs."""
+
+    def __init__(self, name, argv, min_progs):
+        self.name, self.argv, self.min_progs = name, argv, min_progs
+
+    def start(self, timeout=30):
+        before = set(prog_stats())
+        self.proc = subprocess.Popen(self.argv, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{self.name} exited: {self.proc.stderr.read()}")
+            self.progs = set(prog_stats()) - before
+            if len(self.progs) >= self.min_progs:
+                time.sleep(0.5)  # attach follows load
+                self.progs = set(prog_stats()) - before
+                self.cpu0, self.t0 = proc_cpu_seconds(self.proc.pid), time.time()
+                self.stats0 = {i: s for i, s in prog_stats().items() if i in self.progs}
+                return
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"{self.name}: its BPF programs did not appear in {timeout} s")
+
+    def sample(self):
+        """(run_time_ns, run_cnt, cpu_fraction) since start."""
+        now = {i: s for i, s in prog_stats().items() if i in self.progs}
+        ns = sum(s[1] - self.stats0.get(i, s)[1] for i, s in now.items())
+        cnt = sum(s[2] - self.stats0.get(i, s)[2] for i, s in now.items())
+        cpu = (proc_cpu_seconds(self.proc.pid) - self.cpu0) / max(time.time() - self.t0, 1e-9)
+        return ns, cnt, cpu
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def bpf_stats(enable):
+    with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
+        f.write("1" if enable else "0")
+
+
+def run_interleaved(modes, workload, reps, log=print):
+    """modes: [(name, Tracer or None)]; workload(): ops/s. Returns samples."""
+    samples = {name: [] for name, _ in modes}
+    for rep in range(reps):
+        order = modes[rep % len(modes):] + modes[:rep % len(modes)]
+        for name, tracer in order:
+            if tracer:
+                tracer.start()
+            try:
+                ops = workload()
+                ns, cnt, cpu = tracer.sample() if tracer else (0, 0, 0.0)
+            finally:
+                if tracer:
+                    tracer.stop()
+            samples[name].append({"ops_per_s": ops, "run_time_ns": ns,
+                                  "run_cnt": cnt, "cpu": cpu})
+            log(f"  rep {rep + 1}/{reps} {name:>16}: {ops:10.1f} ops/s"
+                + (f", {cnt} events, {ns / cnt if cnt else 0:.0f} ns/event,"
+                   f" tracer CPU {cpu * 100:.2f}%" if tracer else ""))
+    return samples
+
+
+def summarize(samples, baseline):
+    """Median, spread and ratios per mode."""
+    base = statistics.median(s["ops_per_s"] for s in samples[baseline])
+    rows = {}
+    for name, runs in samples.items():
+        ops = [s["ops_per_s"] for s in runs]
+        ns = sum(s["run_time_ns"] for s in runs)
+        cnt = sum(s["run_cnt"] for s in runs)
+        rows[name] = {
+            "ops_per_s_median": statistics.median(ops),
+            "ops_per_s_min": min(ops), "ops_per_s_max": max(ops),
+            "ratio_to_untraced": statistics.median(ops) / base if base else None,
+            "ns_per_event": ns / cnt if cnt else None,
+            "events_per_run": cnt / len(runs) if runs else 0,
+            "tracer_cpu_pct": statistics.median(s["cpu"] for s in runs) * 100,
+            "repeats": len(runs),
+        }
+    return rows
+
+
+def print_table(title, rows, baseline, compare=None):
+    """compare: (ours, theirs) to print the ns/event ratio between them."""
+    print(f"\n{title}")
+    print(f"{'mode':>18} {'ops/s med':>11} {'min..max':>21} {'vs untraced':>11}"
+          f" {'ns/event':>9} {'events/run':>11} {'CPU %':>6}")
+    for name, r in rows.items():
+        ratio = "" if name == baseline else f"{r['ratio_to_untraced']:.3f}"
+        ns = f"{r['ns_per_event']:.0f}" if r["ns_per_event"] else "-"
+        cpu = "" if name == baseline else f"{r['tracer_cpu_pct']:.2f}"
+        print(f"{name:>18} {r['ops_per_s_median']:11.1f}"
+              f" {r['ops_per_s_min']:10.1f}..{r['ops_per_s_max']:<10.1f}"
+              f" {ratio:>11} {ns:>9} {r['events_per_run']:11.0f} {cpu:>6}")
+    if compare:
+        ours, theirs = (rows[c]["ns_per_event"] for c in compare)
+        if ours and theirs:
+            print(f"{compare[0]} / {compare[1]} ns per event: {ours / theirs:.2f}")
