@@ -5,4 +5,8 @@
 
 int cmd_jbd2(int argc, char **argv);
 
+int cmd_record(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+
 #endif /* BHSCOPE_COMMANDS_H */

@@ -17,6 +17,8 @@ struct command {
 static const struct command commands[] = {
 	{ "jbd2", "jbd2 commit batching per journal: commits, handles, phases",
 	  cmd_jbd2 },
+	{ "record", "run a workload under tracing, write one JSON record",
+	  cmd_record },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

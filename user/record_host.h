@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The machine a record was taken on: kernel, CPUs, HZ, host name. */
+#ifndef BHSCOPE_RECORD_HOST_H
+#define BHSCOPE_RECORD_HOST_H
+
+#include <json-c/json.h>
+
+struct json_object *record_host_json(void);
+
+#endif /* BHSCOPE_RECORD_HOST_H */
