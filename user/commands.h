@@ -4,6 +4,7 @@
 #define BHSCOPE_COMMANDS_H
 
 int cmd_jbd2(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 int cmd_record(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

@@ -19,6 +19,8 @@ static const struct command commands[] = {
 	  cmd_jbd2 },
 	{ "record", "run a workload under tracing, write one JSON record",
 	  cmd_record },
+	{ "serve", "export the figures to Prometheus (/metrics, textfile)",
+	  cmd_serve },
 	{ "compare", "before/after tables from records: median, spread, % change",
 	  cmd_compare },
 };

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The /metrics endpoint: libmicrohttpd with its own polling thread.
+ * GET or HEAD /metrics renders the exposition, / is a landing page, any
+ * other path is 404 and any other method 405. libmicrohttpd itself answers
+ * requests whose headers do not fit the connection's memory (431).
+ */
+#ifndef BHSCOPE_SERVE_HTTP_H
+#define BHSCOPE_SERVE_HTTP_H
+
+#include <stddef.h>
+
+#include "prom.h"
+#include "serve.h"
+
+/* Memory per connection: request headers beyond it get 431. */
+#define SERVE_HTTP_CONN_MEMORY	(16 * 1024)
+#define SERVE_HTTP_MAX_CONNS	64
+#define SERVE_HTTP_TIMEOUT_S	30
+
+struct serve_http;
+
+/* Renders the exposition into out; called from the HTTP thread. */
+typedef void (*serve_http_render_fn)(void *arg, struct prom_buf *out);
+
+/*
+ * Splits "ADDR:PORT", "[ADDR6]:PORT" or ":PORT" (every address) into host
+ * ("" for every address) and port (0..65535; 0 picks a free one). Returns
+ * 0, or -1 with a one-line reason in err.
+ */
+int serve_listen_parse(const char *spec, char *host, size_t hostlen,
+		       char *port, size_t portlen, char *err, size_t errlen);
+
+/*
+ * Binds spec and starts serving. Returns NULL with a one-line reason in err
+ * when the address is invalid or cannot be bound.
+ */
+struct serve_http *serve_http_start(const char *spec, serve_http_render_fn render,
+				    void *arg, struct serve_counters *counters,
+				    char *err, size_t errlen);
+
+/* The address really bound, "127.0.0.1:9747" or "[::1]:9747". */
+const char *serve_http_address(const struct serve_http *h);
+
+/* Stops the thread, closes every connection and the socket. */
+void serve_http_stop(struct serve_http *h);
+
+#endif /* BHSCOPE_SERVE_HTTP_H */
