@@ -1,0 +1,52 @@
+# shellcheck shell=bash
+# Helpers for guest tests (tests/vm/*.sh). Source it with
+#   . "$REPO/tests/vm/lib/guest.sh"
+# Tests run as root inside the guest, one at a time, each in its own scratch
+# directory on a RAM-backed root; see tools/vm/README.md.
+
+skip() { # skip REASON: the runner shows REASON on the SKIP line
+	echo "$*"
+	exit 77
+}
+
+fail() {
+	echo "FAILED: $*" >&2
+	exit 1
+}
+
+# ramdisk_ext4 MNT MB: a fresh brd ramdisk of MB MiB with ext4 (4 KiB
+# blocks, so block counts do not depend on the device size) mounted on MNT.
+# Unmounted and brd removed when the test exits.
+ramdisk_ext4() {
+	local mnt=$1 mb=$2
+	if grep -q '^brd ' /proc/modules; then
+		rmmod brd || fail "brd is loaded and busy (a previous test leaked it)"
+	fi
+	modprobe brd rd_nr=1 rd_size=$((mb * 1024)) max_part=0 ||
+		fail "modprobe brd"
+	trap 'ramdisk_cleanup "'"$mnt"'"' EXIT
+	mkfs.ext4 -q -F -b 4096 /dev/ram0 || fail "mkfs.ext4 /dev/ram0"
+	mkdir -p "$mnt"
+	mount -t ext4 /dev/ram0 "$mnt" || fail "mount ext4 on /dev/ram0"
+}
+
+ramdisk_cleanup() { # runs under set -e in the EXIT trap: never fail
+	if mountpoint -q "$1"; then umount "$1" || true; fi
+	rmmod brd 2>/dev/null || true
+}
+
+# The buffer-head lookup every later probe builds on: find_get_block_common
+# where the 6.15 API exists (6.12.31+ has it backported; ext4 then goes
+# through __find_get_block_nonatomic, not __find_get_block), else
+# __find_get_block (6.1).
+bh_lookup_func() {
+	if in_kallsyms find_get_block_common; then
+		echo find_get_block_common
+	else
+		echo __find_get_block
+	fi
+}
+
+in_kallsyms() {
+	grep -qE " $1\$" /proc/kallsyms
+}

@@ -1,0 +1,112 @@
+#!/bin/bash
+# PID 1 of the guest after the initramfs chrooted into the host's root:
+# runs the guest tests (bhvm_mode=check, the default) or an interactive shell
+# (bhvm_mode=shell), then powers the VM off.
+#
+# Results go to the second serial port (/dev/ttyS1), which carries nothing
+# else, so the host never has to pick them out of kernel messages:
+#   RUN: S/name            a test starts (the host names it if the guest dies)
+#   PASS: S/name | FAIL: S/name (why) | SKIP: S/name: reason
+#       <output>           after a FAIL: the test's output, indented
+#   S: N passed, N failed, N skipped
+#   BHVM-DONE
+# Not set -e: PID 1 must always reach the power-off.
+set -uo pipefail
+
+# shellcheck source=/dev/null
+. /run/bhvm.env
+export SERIES KVER KDIR MODDIR VM_OUT VM_CPUS VM_TESTS VM_TEST_TIMEOUT
+export REPO=$BHVM_REPO
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8 TERM=${TERM:-linux}
+
+mode=${bhvm_mode:-check}
+res=/dev/ttyS1
+
+off() {
+	sync
+	/bin/busybox poweroff -f
+	echo o >/proc/sysrq-trigger
+	sleep 10
+}
+
+report() {
+	echo "$*" >"$res"
+	echo "$*"
+}
+
+if [[ $mode == shell ]]; then
+	cat <<EOF
+bhscope VM guest: $KVER, $(nproc) CPUs. Host root is read-only under a tmpfs
+overlay; the repo is at $REPO. Tests: $REPO/tests/vm. Exit the shell to power off.
+EOF
+	cd "$REPO" || cd /
+	# setsid -c: the shell gets ttyS0 as its controlling tty (job control, ^C).
+	setsid -c -w bash -i </dev/ttyS0 >/dev/ttyS0 2>&1
+	off
+fi
+
+timeout_s=${VM_TEST_TIMEOUT:-120}
+logs=/tmp/bhvm-logs
+mkdir -p "$logs"
+pass=0 fail=0 skip=0
+shopt -s nullglob
+for t in "$REPO"/tests/vm/${VM_TESTS:-*}.sh; do
+	name=${t##*/}
+	name=${name%.sh}
+	id=$SERIES/$name
+	if [[ ! -x $t ]]; then
+		report "SKIP: $id: not executable"
+		skip=$((skip + 1))
+		continue
+	fi
+	report "RUN: $id"
+	log=$logs/$name.log
+	scratch=/tmp/bhvm-scratch/$name
+	mkdir -p "$scratch"
+	echo "=== $id" >/dev/console
+	# Each test in its own scratch directory (the root is a RAM overlay),
+	# output to the log and the console.
+	(cd "$scratch" && timeout -k 5 "$timeout_s" "$t") </dev/null 2>&1 |
+		tee "$log" >/dev/console
+	rc=${PIPESTATUS[0]}
+	case $rc in
+	0)
+		report "PASS: $id"
+		pass=$((pass + 1))
+		;;
+	77)
+		why=$(grep -v '^[[:space:]]*$' "$log" | tail -n 1)
+		report "SKIP: $id: ${why:-no reason given}"
+		skip=$((skip + 1))
+		;;
+	*)
+		if ((rc == 124 || rc == 137)); then
+			report "FAIL: $id (timed out after ${timeout_s} s)"
+		else
+			report "FAIL: $id (exit $rc)"
+		fi
+		sed 's/^/    /' "$log" >"$res"
+		fail=$((fail + 1))
+		;;
+	esac
+done
+
+# A test can pass and still leave the kernel complaining (a module that
+# warns on unload, a probe that oopses in another context): check the log.
+if [[ -z ${VM_TESTS:-} ]]; then
+	id=$SERIES/kernel-log-clean
+	if bad=$(dmesg | grep -E 'BUG:|Oops|WARNING:|Call Trace:|general protection'); then
+		report "FAIL: $id"
+		dmesg | tail -n 60 | sed 's/^/    /' >"$res"
+		: "$bad"
+		fail=$((fail + 1))
+	else
+		report "PASS: $id"
+		pass=$((pass + 1))
+	fi
+fi
+
+report "$SERIES: $pass passed, $fail failed, $skip skipped"
+report "BHVM-DONE"
+off

@@ -1,0 +1,114 @@
+# shellcheck shell=bash
+# Shared by vmcheck.sh and vmshell.sh: fetch a kernel, build its initramfs,
+# write the guest's environment, and build the QEMU command line.
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$VM_DIR/../.." && pwd)
+
+VM_CPUS=${VM_CPUS:-2}
+VM_MEM=${VM_MEM:-1G}
+# Loaded by the initramfs /init, with their dependencies: the 9p root, the
+# overlay over it, and ext4's stack (its crc32c comes through the crypto API,
+# so no module dependency pulls crc32c_generic in). brd, loop and the rest
+# come from /lib/modules through modprobe inside the guest.
+VM_MODULES=${VM_MODULES:-virtio_pci 9pnet_virtio 9p overlay crc32c_generic libcrc32c crc16 mbcache jbd2 ext4}
+
+vm_die() {
+	echo "vm: $*" >&2
+	exit 2
+}
+
+vm_need_tools() {
+	local t
+	for t in qemu-system-x86_64 cpio xz dpkg-deb apt-get depmod modprobe flock; do
+		command -v "$t" >/dev/null || vm_die "$t is missing: run 'make deps'"
+	done
+	# The initramfs needs a static busybox: it runs before any library exists.
+	if [[ ! -x /bin/busybox ]] || ldd /bin/busybox >/dev/null 2>&1; then
+		vm_die "/bin/busybox is not the static one: apt-get install busybox-static"
+	fi
+}
+
+# vm_kernel SERIES: sets KVER, VMLINUZ, MODDIR, KDIR, ABI, PKGVER from
+# kernel-fetch.sh (which downloads on a cold cache).
+vm_kernel() {
+	local out k v
+	out=$("$VM_DIR/kernel-fetch.sh" "$1") || vm_die "kernel-fetch.sh $1 failed"
+	while IFS='=' read -r k v; do
+		case $k in
+		KVER | VMLINUZ | MODDIR | KDIR | ABI | PKGVER) printf -v "$k" '%s' "$v" ;;
+		esac
+	done <<<"$out"
+	[[ -n ${KVER:-} && -f ${VMLINUZ:-} && -d ${MODDIR:-} ]] ||
+		vm_die "kernel-fetch.sh $1 gave no usable kernel"
+}
+
+# vm_initramfs OUTDIR: busybox, /init, the VM_MODULES chain (decompressed:
+# busybox insmod cannot read .ko.xz) and /bhvm.env, as OUTDIR/initramfs.cpio.
+# Uncompressed: it is a few MB and the kernel unpacks it faster that way.
+vm_initramfs() {
+	local out=$1 stage=$1/initramfs mroot line path rel m
+	local -A seen=()
+	mroot=${MODDIR%/lib/modules/*}
+	rm -rf "$stage"
+	mkdir -p "$stage/bin"
+	cp /bin/busybox "$stage/bin/busybox"
+	cp "$VM_DIR/init" "$stage/init"
+	chmod 0755 "$stage/init"
+	: >"$stage/modules.list"
+	for m in $VM_MODULES; do
+		# One module at a time: a name missing from one series is a warning.
+		if ! line=$(modprobe -d "$mroot" -S "$KVER" --show-depends "$m" 2>&1); then
+			echo "vm: module $m not in $KVER, skipped" >&2
+			continue
+		fi
+		while read -r _ path _; do
+			[[ $path == /* ]] || continue # "builtin NAME"
+			rel=${path#"$mroot"/}
+			rel=${rel%.xz}
+			[[ -n ${seen[$rel]:-} ]] && continue
+			seen[$rel]=1
+			mkdir -p "$stage/$(dirname "$rel")"
+			case $path in
+			*.xz) xz -dc "$path" >"$stage/$rel" ;;
+			*) cp "$path" "$stage/$rel" ;;
+			esac
+			echo "$rel" >>"$stage/modules.list"
+		done <<<"$line"
+	done
+	vm_env >"$stage/bhvm.env"
+	# Fixed owners, order and times: the same inputs give the same image.
+	find "$stage" -exec touch -h -d @0 {} +
+	(cd "$stage" && find . -print0 | LC_ALL=C sort -z |
+		cpio --null -o -H newc --reproducible -R 0:0 --quiet) >"$out/initramfs.cpio"
+}
+
+# The guest's environment, sourced by /init and by guest-init.sh; tests see
+# the exported part (see README.md).
+vm_env() {
+	local v
+	for v in SERIES KVER KDIR MODDIR VM_OUT VM_CPUS VM_TESTS VM_TEST_TIMEOUT; do
+		printf '%s=%q\n' "$v" "${!v:-}"
+	done
+	printf 'BHVM_REPO=%q\n' "$REPO"
+}
+
+# vm_qemu_cmd CPUS APPEND SERIAL...: the QEMU command in the array QEMU.
+# TCG only (no /dev/kvm here); thread=multi runs one host thread per vCPU.
+# Measured boot savings: la57=off (4-level page walks are cheaper to
+# emulate), qboot instead of SeaBIOS, no NIC (no iPXE option ROM).
+# The 9p share is the host's / read-only; multidevs=remap keeps inode
+# numbers unique across the host's mounts.
+vm_qemu_cmd() {
+	local cpus=$1 append=$2 s
+	shift 2
+	# shellcheck disable=SC2054 # the commas belong to QEMU's options
+	QEMU=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max,la57=off
+		-smp "$cpus" -m "$VM_MEM" -nodefaults -display none -nic none
+		-bios qboot.rom -no-reboot -kernel "$VMLINUZ" -initrd "$VM_OUT/initramfs.cpio"
+		-append "console=ttyS0 panic=-1 mitigations=off quiet $append"
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap)
+	for s in "$@"; do
+		QEMU+=(-serial "$s")
+	done
+}

@@ -1,0 +1,114 @@
+#!/bin/bash
+# vmcheck.sh — boot each kernel in VM_KERNELS under QEMU (TCG) and run
+# tests/vm/*.sh inside it. Prints PASS:/FAIL:/SKIP: lines on stdout and exits
+# non-zero if a test failed or a guest broke. See tools/vm/README.md.
+set -euo pipefail
+
+# shellcheck source=tools/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+VM_KERNELS=${VM_KERNELS:-6.1 6.12}
+# CPUs per kernel, "series:cpus ..."; others get VM_CPUS. One guest with 4
+# CPUs so per-CPU code sees more than two.
+VM_SMP_LIST=${VM_SMP_LIST:-6.12:4}
+VM_TIMEOUT=${VM_TIMEOUT:-300}
+VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-120}
+VM_TESTS=${VM_TESTS:-}
+export VM_TESTS VM_TEST_TIMEOUT
+
+vm_need_tools
+
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", b - a}'; }
+
+cpus_for() {
+	local e
+	for e in $VM_SMP_LIST; do
+		[[ ${e%%:*} == "$1" ]] && { echo "${e#*:}"; return; }
+	done
+	echo "$VM_CPUS"
+}
+
+# run_preps: every executable tests/vm/*.prep, on the host, before boot.
+# A failing hook is a FAIL line of its own; the guest still boots.
+run_preps() {
+	local p name log rc=0
+	for p in "$REPO"/tests/vm/*.prep; do
+		[[ -x $p ]] || continue
+		name=${p##*/}
+		log=$VM_OUT/prep-${name%.prep}.log
+		if ! (cd "$REPO" && SERIES=$SERIES KVER=$KVER KDIR=$KDIR MODDIR=$MODDIR \
+			VM_OUT=$VM_OUT REPO=$REPO "$p") >"$log" 2>&1; then
+			echo "FAIL: $SERIES/$name (host-side hook; log $log)"
+			sed 's/^/    /' "$log"
+			rc=1
+		fi
+	done
+	return $rc
+}
+
+# boot_guest: one guest, results parsed from its second serial port.
+# Returns 0 only if the guest finished and no test failed.
+boot_guest() {
+	local cpus=$1 console=$VM_OUT/console.log results=$VM_OUT/results.log
+	local qrc=0 line running="" done=0 failed=0 tail_file=$VM_OUT/console-tail.txt
+	: >"$console"
+	: >"$results"
+	vm_qemu_cmd "$cpus" "bhvm_mode=check" "file:$console" "file:$results"
+	timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" </dev/null >"$VM_OUT/qemu.log" 2>&1 || qrc=$?
+	while IFS= read -r line; do
+		case $line in
+		"RUN: "*) running=${line#RUN: } ;;
+		"BHVM-DONE") done=1 ;;
+		"BHVM-ABORT: "*) echo "vm: $SERIES: guest: ${line#BHVM-ABORT: }" >&2 ;;
+		"FAIL: "*)
+			failed=1
+			running=""
+			echo "$line"
+			;;
+		"PASS: "* | "SKIP: "*)
+			running=""
+			echo "$line"
+			;;
+		*) echo "$line" ;;
+		esac
+	done < <(tr -d '\r' <"$results")
+	if ((done)); then
+		return $failed
+	fi
+	# The guest broke: say how, name the test it was in, keep the console.
+	local why="never printed its result"
+	if ((qrc == 124 || qrc == 137)); then
+		why="timed out after $VM_TIMEOUT s (VM_TIMEOUT)"
+	elif grep -q 'Kernel panic' "$console"; then
+		why="panicked"
+	elif ((qrc != 0)); then
+		why="qemu exited with status $qrc ($(head -c 300 "$VM_OUT/qemu.log"))"
+	fi
+	tr -d '\r' <"$console" | tail -n 50 >"$tail_file"
+	[[ -n $running ]] && echo "FAIL: $running (guest died in this test)"
+	echo "FAIL: $SERIES/guest: $why; last 50 console lines: $tail_file"
+	sed 's/^/    /' "$tail_file"
+	return 1
+}
+
+rc=0
+t_all=$(now)
+for SERIES in $VM_KERNELS; do
+	VM_OUT=$REPO/build/vm/$SERIES
+	mkdir -p "$VM_OUT"
+	t0=$(now)
+	vm_kernel "$SERIES"
+	t1=$(now)
+	echo "vm: $SERIES: kernel $KVER ($PKGVER), fetch $(secs "$t0" "$t1") s" >&2
+	VM_CPUS=$(cpus_for "$SERIES")
+	run_preps || rc=1
+	vm_initramfs "$VM_OUT"
+	t2=$(now)
+	echo "vm: $SERIES: booting $KVER with $VM_CPUS CPUs, $VM_MEM" >&2
+	boot_guest "$VM_CPUS" || rc=1
+	t3=$(now)
+	echo "vm: $SERIES: guest wall $(secs "$t2" "$t3") s (prep+initramfs $(secs "$t1" "$t2") s)" >&2
+done
+echo "vm: all guests: $(secs "$t_all" "$(now)") s wall" >&2
+exit $rc

@@ -1,0 +1,29 @@
+#!/bin/bash
+# vmshell.sh [SERIES] — boot the vmcheck guest for SERIES (default: KERNEL,
+# else 6.1) with an interactive root shell on this terminal. The .prep hooks
+# run first, so VM_OUT has what the tests use. Exit the shell to power off;
+# Ctrl-A x kills QEMU. See tools/vm/README.md.
+set -euo pipefail
+
+# shellcheck source=tools/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+SERIES=${1:-${KERNEL:-6.1}}
+VM_TESTS=${VM_TESTS:-}
+VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-120}
+
+vm_need_tools
+vm_kernel "$SERIES"
+VM_OUT=$REPO/build/vm/$SERIES
+mkdir -p "$VM_OUT"
+for p in "$REPO"/tests/vm/*.prep; do
+	[[ -x $p ]] || continue
+	(cd "$REPO" && SERIES=$SERIES KVER=$KVER KDIR=$KDIR MODDIR=$MODDIR \
+		VM_OUT=$VM_OUT REPO=$REPO "$p") ||
+		echo "vm: warning: ${p##*/} failed" >&2
+done
+vm_initramfs "$VM_OUT"
+echo "vm: $SERIES: $KVER, $VM_CPUS CPUs, $VM_MEM; Ctrl-A x quits QEMU" >&2
+# mon:stdio: the console and the QEMU monitor (Ctrl-A c) share the terminal.
+vm_qemu_cmd "$VM_CPUS" "bhvm_mode=shell" mon:stdio null
+exec "${QEMU[@]}"
