@@ -23,6 +23,8 @@ static const struct command commands[] = {
 	  cmd_serve },
 	{ "compare", "before/after tables from records: median, spread, % change",
 	  cmd_compare },
+	{ "sweep", "run a matrix of settings, one record per cell, one table",
+	  cmd_sweep },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

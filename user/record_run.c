@@ -270,6 +270,8 @@ static struct json_object *header(const struct record_opts *o,
 	json_object_object_add(rec, "host", record_host_json());
 	json_object_object_add(rec, "target", t ? record_target_json(t) : NULL);
 	json_object_object_add(rec, "tunables", record_tunables_json(tun));
+	if (o->sweep)
+		json_object_object_add(rec, "sweep", json_object_get(o->sweep));
 	return rec;
 }
 

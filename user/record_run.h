@@ -6,6 +6,7 @@
 #ifndef BHSCOPE_RECORD_RUN_H
 #define BHSCOPE_RECORD_RUN_H
 
+#include <json-c/json.h>
 #include <stdbool.h>
 
 struct record_opts {
@@ -18,6 +19,7 @@ struct record_opts {
 	int repeats;		/* -r, >= 1 */
 	bool bench;		/* argv is bhbench's arguments */
 	bool quiet;		/* no progress lines, no workload echo */
+	struct json_object *sweep; /* the sweep cell, kept as "sweep", or NULL */
 	char **argv;		/* the workload, NULL-terminated */
 	int argc;
 };

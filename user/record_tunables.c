@@ -16,16 +16,16 @@ long bhtune_param_read(const char *name)
 	snprintf(path, sizeof(path), "%s/%s", BHTUNE_PARAMS, name);
 	f = fopen(path, "r");
 	if (!f)
-		return -1;
+		return BHTUNE_ABSENT;
 	if (!fgets(buf, sizeof(buf), f)) {
 		fclose(f);
-		return -1;
+		return BHTUNE_ABSENT;
 	}
 	fclose(f);
 	errno = 0;
 	v = strtol(buf, &end, 10);
-	if (errno || end == buf || v < 0)
-		return -1;
+	if (errno || end == buf)
+		return BHTUNE_ABSENT;
 	return v;
 }
 
@@ -100,14 +100,18 @@ void record_tunables_read(const struct record_target *target,
 	long lru = bhtune_param_read("lru_size");
 
 	memset(t, 0, sizeof(*t));
-	t->bhtune = lru >= 0;
+	t->bhtune = lru != BHTUNE_ABSENT;
 	t->lru_size = t->bhtune ? lru : RECORD_KERNEL_LRU_SIZE;
 	t->lru_size_from = t->bhtune ? "bhtune" : "kernel-default";
 	t->bhtune_min_us = bhtune_param_read("batch_min_us");
 	t->bhtune_max_us = bhtune_param_read("batch_max_us");
 	batch_from_fs(target, t);
-	if (t->bhtune_min_us >= 0 && t->bhtune_max_us >= 0) {
+	/* bhtune's -1 means "each filesystem's own" (bhtune_main.c). */
+	if (t->bhtune_min_us >= 0) {
 		t->min_batch_us = t->bhtune_min_us;
+		t->batch_from = "bhtune";
+	}
+	if (t->bhtune_max_us >= 0) {
 		t->max_batch_us = t->bhtune_max_us;
 		t->batch_from = "bhtune";
 	}
@@ -128,5 +132,16 @@ struct json_object *record_tunables_json(const struct record_tunables *t)
 			       json_object_new_string(t->batch_from));
 	json_object_object_add(o, "bhtune_loaded",
 			       json_object_new_boolean(t->bhtune));
+	if (t->bhtune) {
+		struct json_object *b = json_object_new_object();
+
+		json_object_object_add(b, "lru_size",
+				       json_object_new_int64(t->lru_size));
+		json_object_object_add(b, "batch_min_us",
+				       json_object_new_int64(t->bhtune_min_us));
+		json_object_object_add(b, "batch_max_us",
+				       json_object_new_int64(t->bhtune_max_us));
+		json_object_object_add(o, "bhtune", b);
+	}
 	return o;
 }

@@ -21,10 +21,16 @@ struct record_tunables {
 	const char *batch_from;		/* "bhtune", "ext4-options",
 					   "mount-options" or "default" */
 	bool bhtune;			/* the module is loaded */
-	long bhtune_min_us, bhtune_max_us; /* -1 when it has no such param */
+	long bhtune_min_us, bhtune_max_us; /* -1: the fs's own; or ABSENT */
 };
 
-/* Reads a numeric bhtune parameter; -1 when absent or unreadable. */
+/* What bhtune_param_read returns for a parameter that is not there. */
+#define BHTUNE_ABSENT	(-1000000000L)
+
+/*
+ * Reads a numeric bhtune parameter (batch times may be -1: "each
+ * filesystem's own"); BHTUNE_ABSENT when absent or unreadable.
+ */
 long bhtune_param_read(const char *name);
 
 /* "min_batch_time=1000" style option value from a comma list; -1 if absent. */
