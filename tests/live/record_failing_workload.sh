@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# A workload that fails is recorded as failed ("ok": false, its exit status
+# or signal) and bhscope exits non-zero; one that cannot start says why.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR
+# shellcheck source=record_lib.sh
+source "$(dirname "$0")/record_lib.sh"
+need_tools jq
+scratch_setup
+
+rec=$SCRATCH/fail.json
+rc=0
+"$BHSCOPE" record -q -r 3 -o "$rec" -- sh -c 'exit 3' 2> "$SCRATCH/err" || rc=$?
+if [[ $rc -eq 1 ]] && jq -e '.ok == false and (.runs | length) == 1 and
+	.runs[0].ok == false and .runs[0].exit_status == 3 and
+	.runs[0].error == "exit status 3"' "$rec" > /dev/null
+then check_pass failed_workload_recorded_and_exit_1
+else check_fail failed_workload_recorded_and_exit_1 "exit $rc: $(cat "$SCRATCH/err")"; fi
+
+rc=0
+"$BHSCOPE" record -q -o "$rec" -- sh -c 'kill -KILL $$' 2> /dev/null || rc=$?
+if [[ $rc -eq 1 ]] && jq -e '.ok == false and .runs[0].signal == "SIGKILL" and
+	.runs[0].exit_status == 137' "$rec" > /dev/null
+then check_pass killed_workload_names_the_signal
+else check_fail killed_workload_names_the_signal "exit $rc: $(jq -c .runs "$rec")"; fi
+
+rc=0
+"$BHSCOPE" record -q -o "$rec" -- /nonexistent/workload 2> /dev/null || rc=$?
+if [[ $rc -eq 1 ]] && jq -e '.runs[0].exit_status == 127 and
+	(.runs[0].error | test("cannot run .*/nonexistent/workload.: No such file"))' \
+	"$rec" > /dev/null
+then check_pass missing_command_recorded_with_the_reason
+else check_fail missing_command_recorded_with_the_reason "exit $rc: $(jq -c .runs "$rec")"; fi
+
+rc=0
+out=$("$BHSCOPE" record -o "$SCRATCH/nodir/x.json" -- true 2>&1) || rc=$?
+if [[ $rc -eq 1 && $out == "bhscope: $SCRATCH/nodir/x.json: cannot write there (No such file or directory); nothing was run" ]]
+then check_pass unwritable_output_refused_before_running
+else check_fail unwritable_output_refused_before_running "exit $rc: $out"; fi
+
+rc=0
+out=$("$BHSCOPE" record -- true 2>&1) || rc=$?
+if [[ $rc -eq 64 && $out == *"-o FILE is required"* ]]
+then check_pass missing_output_is_a_usage_error
+else check_fail missing_output_is_a_usage_error "exit $rc: $out"; fi
+finish
