@@ -228,7 +228,8 @@ static void retry_sources(struct serve_state *st, bool all)
 	}
 }
 
-static void textfile_sync_dir(struct server *s, const char *old_dir)
+/* (Re)opens the configured textfile directory; -1 after one line if it fails. */
+static int textfile_sync_dir(struct server *s, const char *old_dir)
 {
 	const char *dir = s->st.cfg.textfile_dir;
 	char err[512];
@@ -237,17 +238,23 @@ static void textfile_sync_dir(struct server *s, const char *old_dir)
 		serve_textfile_close(&s->textfile, true);	/* moved: no stale file */
 	if (!dir[0]) {
 		serve_textfile_close(&s->textfile, false);
-		return;
+		return 0;
 	}
-	if (serve_textfile_open(&s->textfile, dir, err, sizeof(err)))
-		fprintf(stderr, "bhscope: %s\n", err);
+	if (!serve_textfile_open(&s->textfile, dir, err, sizeof(err)))
+		return 0;
+	serve_textfile_close(&s->textfile, false);
+	fprintf(stderr, "bhscope: %s\n", err);
+	return -1;
 }
 
 static void textfile_tick(struct server *s)
 {
+	const char *dir = s->st.cfg.textfile_dir;
 	char err[512];
 
-	if (s->textfile.dirfd < 0)
+	/* A directory that failed to open is retried, quietly. */
+	if (s->textfile.dirfd < 0 &&
+	    (!dir[0] || serve_textfile_open(&s->textfile, dir, err, sizeof(err))))
 		return;
 	serve_render(&s->st, &s->textbuf);
 	if (!s->textbuf.oom &&
@@ -309,7 +316,8 @@ static void reload(struct server *s)
 			err);
 		return;
 	}
-	textfile_sync_dir(s, old_dir);
+	if (textfile_sync_dir(s, old_dir))
+		fprintf(stderr, "bhscope: no textfile until the directory is usable (retried every interval)\n");
 	fprintf(stderr, "bhscope: configuration reloaded%s%s\n",
 		s->args.config ? " from " : "",
 		s->args.config ? s->args.config : "");
@@ -410,6 +418,16 @@ static int serve(struct server *s)
 	}
 	if (env_prepare_tracing() || init_state(s))
 		return 1;
+	/* What can fail at once fails before the slow BPF loading. */
+	if (textfile_sync_dir(s, ""))
+		return 1;
+	if (http) {
+		s->http = serve_http_bind(s->args.listen, err, sizeof(err));
+		if (!s->http) {
+			fprintf(stderr, "bhscope: %s\n", err);
+			return 1;
+		}
+	}
 	env_setup_libbpf_logging();
 	if (start_sources(&s->st))
 		return 1;
@@ -422,14 +440,10 @@ static int serve(struct server *s)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	textfile_sync_dir(s, "");
-	if (http) {
-		s->http = serve_http_start(s->args.listen, render_cb, &s->st,
-					   &s->st.counters, err, sizeof(err));
-		if (!s->http) {
-			fprintf(stderr, "bhscope: %s\n", err);
-			return 1;
-		}
+	if (s->http && serve_http_run(s->http, render_cb, &s->st,
+				      &s->st.counters, err, sizeof(err))) {
+		fprintf(stderr, "bhscope: %s\n", err);
+		return 1;
 	}
 	announce(s);
 	textfile_tick(s);

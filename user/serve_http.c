@@ -214,9 +214,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
-struct serve_http *serve_http_start(const char *spec, serve_http_render_fn render,
-				    void *arg, struct serve_counters *counters,
-				    char *err, size_t errlen)
+struct serve_http *serve_http_bind(const char *spec, char *err, size_t errlen)
 {
 	struct serve_http *h = calloc(1, sizeof(*h));
 
@@ -224,30 +222,35 @@ struct serve_http *serve_http_start(const char *spec, serve_http_render_fn rende
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	h->render = render;
-	h->arg = arg;
-	h->counters = counters;
+	h->fd = -1;
 	if (bind_listen(spec, h, err, errlen)) {
 		free(h);
 		return NULL;
 	}
+	return h;
+}
+
+int serve_http_run(struct serve_http *h, serve_http_render_fn render, void *arg,
+		   struct serve_counters *counters, char *err, size_t errlen)
+{
+	h->render = render;
+	h->arg = arg;
+	h->counters = counters;
 	h->daemon = MHD_start_daemon(
-		MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0, NULL, NULL,
-		handle, h,
+		MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0,
+		NULL, NULL, handle, h,
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 		MHD_OPTION_LISTEN_SOCKET, h->fd,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_HTTP_CONN_MEMORY,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)SERVE_HTTP_MAX_CONNS,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)SERVE_HTTP_TIMEOUT_S,
-		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 		MHD_OPTION_END);
 	if (!h->daemon) {
 		snprintf(err, errlen, "starting the HTTP server on %s failed",
 			 h->address);
-		close(h->fd);
-		free(h);
-		return NULL;
+		return -1;
 	}
-	return h;
+	return 0;
 }
 
 const char *serve_http_address(const struct serve_http *h)
@@ -265,8 +268,11 @@ void serve_http_stop(struct serve_http *h)
 	 * Quiescing hands the listen socket back, so it is closed once, by
 	 * us, after the thread is gone; otherwise MHD_stop_daemon closes it.
 	 */
-	fd = MHD_quiesce_daemon(h->daemon);
-	MHD_stop_daemon(h->daemon);
+	fd = h->fd;
+	if (h->daemon) {
+		fd = MHD_quiesce_daemon(h->daemon);
+		MHD_stop_daemon(h->daemon);
+	}
 	if (fd != MHD_INVALID_SOCKET)
 		close(fd);
 	prom_buf_free(&h->buf);

@@ -32,17 +32,20 @@ int serve_listen_parse(const char *spec, char *host, size_t hostlen,
 		       char *port, size_t portlen, char *err, size_t errlen);
 
 /*
- * Binds spec and starts serving. Returns NULL with a one-line reason in err
- * when the address is invalid or cannot be bound.
+ * Binds spec and listens, before anything slow is loaded, so a taken port
+ * fails at once. Returns NULL with a one-line reason in err when the
+ * address is invalid or cannot be bound.
  */
-struct serve_http *serve_http_start(const char *spec, serve_http_render_fn render,
-				    void *arg, struct serve_counters *counters,
-				    char *err, size_t errlen);
+struct serve_http *serve_http_bind(const char *spec, char *err, size_t errlen);
+
+/* Starts answering on the bound socket. 0, or -1 with a reason in err. */
+int serve_http_run(struct serve_http *h, serve_http_render_fn render, void *arg,
+		   struct serve_counters *counters, char *err, size_t errlen);
 
 /* The address really bound, "127.0.0.1:9747" or "[::1]:9747". */
 const char *serve_http_address(const struct serve_http *h);
 
-/* Stops the thread, closes every connection and the socket. */
+/* Stops the thread, closes every connection and the socket (NULL is fine). */
 void serve_http_stop(struct serve_http *h);
 
 #endif /* BHSCOPE_SERVE_HTTP_H */
