@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# bhscope serve's exposition passes `promtool check metrics`, with and
+# without --per-cpu, over HTTP and as the atomically rewritten textfile; the
+# figures of a dirsync fs_mark run on a RAM-backed ext4 are there; SIGTERM
+# detaches every BPF program and removes the textfile.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/live/serve_lib.sh
+require_root
+command -v promtool > /dev/null || skip_all "promtool is not installed (make deps)"
+command -v fs_mark > /dev/null || skip_all "fs_mark is not installed (make deps)"
+
+out=$(mktemp -d /tmp/bhscope-serve-out.XXXXXX)
+on_exit "rm -rf '$out'"
+textdir=$out/textfile
+mkdir "$textdir"
+
+ram_ext4 256 dirsync -b 4096
+start_serve --per-cpu --textfile "$textdir" --interval 0.5
+sync_writers 2
+
+scrape > "$out/per-cpu.prom"
+check per_cpu_exposition_passes_promtool promtool check metrics < "$out/per-cpu.prom"
+check per_cpu_series_have_cpu_labels \
+	grep -qE "^bhscope_jbd2_transactions_total\{device=\"$LOOPNAME\",cpu=\"[0-9]+\"\} [1-9]" "$out/per-cpu.prom"
+check histograms_end_in_inf_sum_count grep -qE \
+	"^bhscope_jbd2_commit_duration_seconds_bucket\{device=\"$LOOPNAME\",cpu=\"[0-9]+\",le=\"\+Inf\"\} [1-9]" "$out/per-cpu.prom"
+
+# The textfile is rewritten every 0.5 s: wait for a write after the run.
+sleep 1.2
+check textfile_passes_promtool promtool check metrics < "$textdir/bhscope.prom"
+check textfile_holds_the_device grep -q "device=\"$LOOPNAME\"" "$textdir/bhscope.prom"
+check textfile_leaves_no_temporary_files \
+	test "$(find "$textdir" -mindepth 1 | wc -l)" -eq 1
+check textfile_is_world_readable test "$(stat -c %a "$textdir/bhscope.prom")" = 644
+
+ids=$(prog_ids_of "$SERVE_PID")
+check programs_attached_while_serving test -n "$ids"
+kill -TERM "$SERVE_PID"
+rc=0
+wait "$SERVE_PID" || rc=$?
+check sigterm_exits_0 test "$rc" -eq 0
+check stderr_has_no_errors_but_known_probe_reasons \
+	bash -c "! grep -v -e 'not attached' -e 'serving' '$SERVE_LOG'"
+left=
+for id in $ids; do
+	bpftool prog show id "$id" > /dev/null 2>&1 && left+=" $id"
+done
+check sigterm_detaches_every_program test -z "$left"
+check sigterm_removes_the_textfile test ! -e "$textdir/bhscope.prom"
+
+# Without --per-cpu: one series per device, no cpu label anywhere.
+start_serve -d "$LOOPNAME"
+sync_writers 1
+scrape > "$out/plain.prom"
+check exposition_passes_promtool promtool check metrics < "$out/plain.prom"
+check no_cpu_label_without_per_cpu bash -c "! grep -q 'cpu=\"' '$out/plain.prom'"
+check device_filter_exports_only_that_device \
+	bash -c "! grep -E 'device=\"' '$out/plain.prom' | grep -vq 'device=\"$LOOPNAME\"'"
+tx=$(series_value "$out/plain.prom" "bhscope_jbd2_transactions_total{device=\"$LOOPNAME\"}")
+check transactions_counted test "${tx:-0}" -gt 0
+finish
