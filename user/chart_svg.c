@@ -174,9 +174,16 @@ out:
 	free(bars);
 }
 
+/*
+ * Per CPU: the hit ratio where lookups are classified, else (hits seen
+ * through block:block_touch_buffer only) the hit rate.
+ */
 static void lru_panel(FILE *out, const struct cmp_table *t, double y0)
 {
+	bool ratio = compare_row(t, "lru.cpu0.hit_ratio") != NULL;
+	const char *fmt = ratio ? "lru.cpu%d.hit_ratio" : "lru.cpu%d.hits_per_s";
 	int nr = t->nr_recs, n = 0;
+	double max = 0;
 	char key[64];
 	char (*names)[128] = NULL;
 	struct bar *bars = NULL;
@@ -184,7 +191,7 @@ static void lru_panel(FILE *out, const struct cmp_table *t, double y0)
 	for (;; n++) {
 		const struct cmp_row *row;
 
-		snprintf(key, sizeof(key), "lru.cpu%d.hit_ratio", n);
+		snprintf(key, sizeof(key), fmt, n);
 		row = compare_row(t, key);
 		if (!row)
 			break;
@@ -200,7 +207,10 @@ static void lru_panel(FILE *out, const struct cmp_table *t, double y0)
 			b->v = c->s.n ? c->s.median : NAN;
 			b->lo = c->s.min;
 			b->hi = c->s.max;
-			snprintf(b->label, sizeof(b->label), "%.1f", c->s.median);
+			compare_format_value(b->label, sizeof(b->label),
+					     c->s.median);
+			if (c->s.n && fmax(b->v, b->hi) > max)
+				max = fmax(b->v, b->hi);
 		}
 	}
 	if (!n) {
@@ -210,8 +220,12 @@ static void lru_panel(FILE *out, const struct cmp_table *t, double y0)
 			LEFT, y0 + 55);
 		goto out;
 	}
-	panel(out, y0, "Buffer-head LRU hit ratio per CPU, %", "%", n, names,
-	      bars, nr, 100);
+	if (ratio)
+		panel(out, y0, "Buffer-head LRU hit ratio per CPU, %", "%", n,
+		      names, bars, nr, 100);
+	else
+		panel(out, y0, "Buffer-head LRU hits per CPU, /s (no lookups seen: no hit ratio on this kernel)",
+		      "", n, names, bars, nr, nice_top(max * 1.1));
 out:
 	free(names);
 	free(bars);

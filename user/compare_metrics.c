@@ -136,8 +136,12 @@ static int lru_metrics(struct walk *w)
 	struct json_object *cpus;
 	int err;
 
-	err = emit(w, "lru.hit_ratio", "lru.hit_ratio", "LRU hit ratio", "%",
-		   false, 100);
+	err = emit(w, "lru.total.hit_ratio", "lru.hit_ratio", "LRU hit ratio",
+		   "%", false, 100) ?:
+	      emit(w, "lru.total.hits_per_s", "lru.hits_per_s", "LRU hits",
+		   "hits/s", false, 1) ?:
+	      emit(w, "lru.total.lookups_per_s", "lru.lookups_per_s",
+		   "LRU lookups", "lookups/s", false, 1);
 	if (err)
 		return err;
 	snprintf(path, sizeof(path), "runs.%d.lru.cpus", w->run);
@@ -149,6 +153,12 @@ static int lru_metrics(struct walk *w)
 		snprintf(key, sizeof(key), "lru.cpu%zu.hit_ratio", c);
 		snprintf(name, sizeof(name), "LRU hit ratio CPU %zu", c);
 		err = emit(w, rel, key, name, "%", false, 100);
+		if (err)
+			return err;
+		snprintf(rel, sizeof(rel), "lru.cpus.%zu.hits_per_s", c);
+		snprintf(key, sizeof(key), "lru.cpu%zu.hits_per_s", c);
+		snprintf(name, sizeof(name), "LRU hits CPU %zu", c);
+		err = emit(w, rel, key, name, "hits/s", false, 1);
 		if (err)
 			return err;
 	}

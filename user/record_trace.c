@@ -64,7 +64,7 @@ void record_trace_start(struct record_trace *t)
 	if (t->want_jbd2)
 		start_jbd2(t);
 	if (t->want_lru)
-		record_lru_start(t->whatif, &t->lru);
+		record_lru_start(t->kdev, t->whatif, &t->lru);
 }
 
 static void read_jbd2(struct record_trace *t, struct jbd2_snapshot *s)
