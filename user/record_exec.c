@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "record_exec.h"
+#include "ticker.h"
 
 /* Output kept for parsing; the rest is still echoed, then dropped. */
 #define EXEC_MAX_OUT	(4UL << 20)
@@ -56,15 +57,30 @@ static int append(struct exec_result *r, const char *buf, size_t n)
 	return 0;
 }
 
-static void drain(int fd, bool echo, struct exec_result *r)
+/*
+ * A terminal's Ctrl-C reaches the workload too; a SIGINT or SIGTERM sent
+ * to bhscope alone is passed on, so that it ends its run early as well.
+ */
+static void pass_stop_on(pid_t pid, bool *passed)
 {
+	if (*passed || !ticker_stopped())
+		return;
+	kill(pid, SIGINT);
+	*passed = true;
+}
+
+static void drain(int fd, pid_t pid, bool echo, struct exec_result *r)
+{
+	bool passed = false;
 	char buf[16384];
 	ssize_t n;
 
 	for (;;) {
 		n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;	/* Ctrl-C: the child gets it too */
+		if (n < 0 && errno == EINTR) {
+			pass_stop_on(pid, &passed);
+			continue;
+		}
 		if (n <= 0)
 			break;
 		if (echo && fwrite(buf, 1, n, stdout) != (size_t)n)
@@ -120,7 +136,7 @@ int exec_run(char *const argv[], bool echo, struct exec_result *r)
 		r->exit_status = 127;
 		return -1;
 	}
-	drain(out[0], echo, r);
+	drain(out[0], pid, echo, r);
 	close(out[0]);
 	reap(pid, r);
 	r->wall_s = now_s() - t0;

@@ -178,7 +178,7 @@ static error_t sweep_parse(int key, char *arg, struct argp_state *state)
 static const struct argp sweep_argp = {
 	.options = sweep_options,
 	.parser = sweep_parse,
-	.args_doc = "-o DIR [MATRIX...] -- bench meta|sync [BHBENCH-ARG...]",
+	.args_doc = "-o DIR [MATRIX] -- bench meta|sync [ARG...]",
 	.doc = sweep_doc,
 };
 
