@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "lru_stats.h"
 #include "record_run.h"
 #include "ticker.h"
 
@@ -114,7 +115,8 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		a->o.jbd2 = true;
 		break;
 	case OPT_WHATIF:
-		a->o.whatif = parse_count(state, "--whatif", arg, 4096);
+		a->o.whatif = parse_count(state, "--whatif", arg,
+					  BHSCOPE_LRU_DEPTH_MAX);
 		/* fall through */
 	case OPT_LRU:
 		a->o.lru = true;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "record_exec.h"
 #include "record_read.h"
 #include "record_run.h"
 #include "sweep_matrix.h"
@@ -24,7 +25,7 @@
 
 enum {
 	OPT_LRU_SIZE = 0x100, OPT_BATCH_MIN, OPT_BATCH_MAX, OPT_TASKS,
-	OPT_DIR_SIZE, OPT_REPORT, OPT_LRU, OPT_BENCH,
+	OPT_DIR_SIZE, OPT_REPORT, OPT_LRU, OPT_BENCH, OPT_WARMUP,
 };
 
 static const char sweep_doc[] =
@@ -61,6 +62,8 @@ static const struct argp_option sweep_options[] = {
 	  "bhbench --dir-size values (meta only)", 0 },
 	{ "repeats", 'r', "N", 0, "Runs per cell (default 1)", 0 },
 	{ "lru", OPT_LRU, NULL, 0, "Trace the LRU as well as jbd2", 0 },
+	{ "warmup", OPT_WARMUP, NULL, 0,
+	  "Run the first cell's workload once, unrecorded, before the sweep", 0 },
 	{ "bench", OPT_BENCH, "ARGS", 0, "bhbench's arguments, split at spaces", 0 },
 	{ "report", OPT_REPORT, "DIR", 0,
 	  "Only print the table of the records already in DIR", 0 },
@@ -73,7 +76,7 @@ struct sweep_args {
 	const char *dir;
 	const char *report;
 	int repeats;
-	bool lru, quiet;
+	bool lru, quiet, warmup;
 	char **argv;		/* bhbench's arguments */
 	int argc;
 	char *bench_args[130];
@@ -138,6 +141,9 @@ static error_t sweep_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LRU:
 		a->lru = true;
+		break;
+	case OPT_WARMUP:
+		a->warmup = true;
 		break;
 	case OPT_BENCH:
 		split_bench(state, a, arg);
@@ -280,6 +286,37 @@ static int run_cell(const struct sweep_args *a, size_t i, size_t total,
 	return ret ? -1 : 0;
 }
 
+/* A first run on a fresh filesystem is slower: spend it unrecorded. */
+static int warm_up(const struct sweep_args *a)
+{
+	struct exec_result r;
+	char nums[2][24], **args, **argv;
+	long v[NR_DIMS];
+	int argc, ret;
+
+	sweep_matrix_cell(&a->m, 0, v);
+	args = cell_argv(a, v, nums, &argc);
+	argv = calloc(argc + 3, sizeof(*argv));
+	if (!args || !argv) {
+		free(args);
+		free(argv);
+		return -1;
+	}
+	argv[0] = (char *)record_bhbench_path();
+	memcpy(argv + 1, args, argc * sizeof(*args));
+	argv[argc + 1] = "-q";
+	if (!a->quiet)
+		fprintf(stderr, "warm-up run (not recorded)\n");
+	ret = exec_run(argv, false, &r) || r.exit_status ? -1 : 0;
+	if (ret)
+		fprintf(stderr, "bhscope: the warm-up run failed%s%s\n",
+			r.error[0] ? ": " : "", r.error);
+	exec_result_free(&r);
+	free(args);
+	free(argv);
+	return ret;
+}
+
 static int run_sweep(struct sweep_args *a, char ***paths, int *npaths)
 {
 	size_t total = sweep_matrix_cells(&a->m);
@@ -311,6 +348,8 @@ static int run_sweep(struct sweep_args *a, char ***paths, int *npaths)
 	ticker_install_signals();
 	atexit(restore_at_exit);
 	for (size_t i = 0; i < total; i++) {
+		if (!i && a->warmup && warm_up(a))
+			return 1;
 		long v[NR_DIMS];
 		char path[PATH_MAX];
 

@@ -12,7 +12,7 @@
 #define MAX_CONFIGS	64
 #define MAX_ROWS	256
 
-enum { M_CREATE, M_STAT, M_REMOVE, M_SYNC, M_FSMARK, NR_METRICS };
+enum { M_CREATE, M_STAT, M_REMOVE, M_SYNC, M_FSMARK, M_LRU, NR_METRICS };
 
 static const struct {
 	const char *key, *title;
@@ -22,6 +22,7 @@ static const struct {
 	[M_REMOVE] = { "meta.remove.ops_per_sec", "removal, ops/s" },
 	[M_SYNC] = { "sync.files_per_sec", "sync writers, files/s" },
 	[M_FSMARK] = { "fs_mark.files_per_sec", "fs_mark, files/s" },
+	[M_LRU] = { "lru.hit_ratio", "buffer-head LRU hit ratio, %" },
 };
 
 struct sweep_tab {

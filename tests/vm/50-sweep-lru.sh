@@ -13,9 +13,14 @@ ko=$VM_OUT/bhtune/bhtune.ko
 [[ -f $ko ]] || skip "no bhtune.ko built for $KVER (tests/vm/bhtune.prep)"
 command -v jq > /dev/null || skip "jq is not installed"
 
+events_ko=$VM_OUT/bhtune/bhtune_events.ko
 loaded_here=0
+events_here=0
 unload() {
-	[[ $loaded_here == 1 ]] || return 0
+	if [[ $loaded_here == 0 ]]; then
+		[[ $events_here == 0 ]] || rmmod bhtune_events 2>/dev/null || true
+		return 0
+	fi
 	if [[ -e /sys/kernel/livepatch/bhtune/enabled ]]; then
 		echo 0 > /sys/kernel/livepatch/bhtune/enabled || true
 		for _ in $(seq 50); do
@@ -24,9 +29,16 @@ unload() {
 		done
 	fi
 	rmmod bhtune 2>/dev/null || true
+	[[ $events_here == 0 ]] || rmmod bhtune_events 2>/dev/null || true
 }
+# bhtune.ko's tracepoints live in bhtune_events.ko, loaded first.
+if [[ -f $events_ko && ! -d /sys/module/bhtune_events ]]; then
+	out=$(insmod "$events_ko" 2>&1) ||
+		skip "insmod bhtune_events.ko failed on $KVER: $out"
+	events_here=1
+fi
 if [[ ! -d /sys/module/bhtune ]]; then
-	out=$(insmod "$ko" 2>&1) || skip "insmod bhtune.ko failed on $KVER: $out"
+	out=$(insmod "$ko" 2>&1) || { unload; skip "insmod bhtune.ko failed on $KVER: $out"; }
 	loaded_here=1
 fi
 # A livepatch switches tasks over asynchronously: wait for it.
@@ -42,7 +54,7 @@ ramdisk_ext4 /mnt/ram0 256
 trap 'ramdisk_cleanup /mnt/ram0; unload' EXIT
 
 out=$PWD/sweep
-"$bhscope" sweep --lru-size 8,16,32 --tasks 1,2 -r 3 -o "$out" \
+"$bhscope" sweep --lru-size 8,16,32 --tasks 1,2 -r 3 --lru --warmup -o "$out" \
 	-- bench meta -D /mnt/ram0 -n 1000 --dir-size 0 > table.txt 2> sweep.err ||
 	fail "sweep failed: $(tail -n 5 sweep.err)"
 cat table.txt
@@ -67,6 +79,10 @@ for phase in creation stat removal; do
 done
 [[ $(grep -cE '^ +[12] +[0-9]' table.txt) -eq 6 ]] ||
 	fail "want 2 rows (tasks 1, 2) in each of 3 tables"
+# Where the LRU tracer classifies lookups, each cell has its hit ratio.
+if jq -e '.runs[0].lru.total.hit_ratio != null' "$out/lru_size-8_tasks-1.json" > /dev/null; then
+	grep -q '^buffer-head LRU hit ratio, %' table.txt || fail "no hit ratio table"
+fi
 after=$(cat /sys/module/bhtune/parameters/lru_size)
 [[ $after == "$before" ]] || fail "lru_size is $after after the sweep, was $before"
 "$bhscope" compare -q "$out/lru_size-8_tasks-2.json" "$out/lru_size-32_tasks-2.json" ||
