@@ -9,6 +9,7 @@
 #define _BHTUNE_H
 
 #include <linux/types.h>
+#include <linux/jump_label.h>
 #include <linux/percpu.h>
 
 struct buffer_head;
@@ -50,6 +51,31 @@ struct bhtune_lookup_info {
 	sector_t evict_block;
 	u32 evict_size;
 };
+
+/*
+ * The tracepoints live in bhtune_events.ko (see bhtune_events.c), which
+ * exports this table.  bhtune.ko binds to it with symbol_get() at init, so
+ * it loads without it (no tracepoints then) and pays one load and a branch
+ * per event while nobody traces.
+ */
+struct static_key;
+struct bhtune_events {
+	struct static_key *lookup_key, *invalidate_key, *batch_key;
+	void (*lookup)(const struct bhtune_lookup_info *li);
+	void (*invalidate)(u32 cpu, u32 dropped, u32 reason);
+	void (*batch)(dev_t dev, s32 old_min, s32 old_max, s32 new_min,
+		      s32 new_max);
+};
+extern const struct bhtune_events bhtune_events;	/* bhtune_events.ko */
+extern const struct bhtune_events *bhtune_ev;		/* NULL: not bound */
+
+#define bhtune_trace(name, ...)						\
+	do {								\
+		const struct bhtune_events *__ev = READ_ONCE(bhtune_ev);	\
+									\
+		if (__ev && static_key_enabled(__ev->name##_key))	\
+			__ev->name(__VA_ARGS__);			\
+	} while (0)
 
 /* bhtune_ksym.c: kernel-private symbols, resolved by the livepatch loader. */
 int bhtune_ksym_check(void);

@@ -7,16 +7,39 @@
  * that taint among the harmless ones, so the kernel silently skips the
  * trace events of a livepatch module ("module has bad taint, not creating
  * trace events"; 6.12 accepts it).  This plain module defines them and
- * exports them to bhtune.ko, which therefore needs it loaded first.
+ * exports a table of small functions that fire them, which bhtune.ko binds
+ * to when it loads (symbol_get), if this module is loaded first.
  */
 #include <linux/module.h>
 
 #define CREATE_TRACE_POINTS
 #include "bhtune_trace.h"
 
-EXPORT_TRACEPOINT_SYMBOL_GPL(bhtune_lookup);
-EXPORT_TRACEPOINT_SYMBOL_GPL(bhtune_invalidate);
-EXPORT_TRACEPOINT_SYMBOL_GPL(bhtune_batch);
+static void bhtune_ev_lookup(const struct bhtune_lookup_info *li)
+{
+	trace_bhtune_lookup(li);
+}
+
+static void bhtune_ev_invalidate(u32 cpu, u32 dropped, u32 reason)
+{
+	trace_bhtune_invalidate(cpu, dropped, reason);
+}
+
+static void bhtune_ev_batch(dev_t dev, s32 old_min, s32 old_max, s32 new_min,
+			    s32 new_max)
+{
+	trace_bhtune_batch(dev, old_min, old_max, new_min, new_max);
+}
+
+const struct bhtune_events bhtune_events = {
+	.lookup_key = &__tracepoint_bhtune_lookup.key,
+	.invalidate_key = &__tracepoint_bhtune_invalidate.key,
+	.batch_key = &__tracepoint_bhtune_batch.key,
+	.lookup = bhtune_ev_lookup,
+	.invalidate = bhtune_ev_invalidate,
+	.batch = bhtune_ev_batch,
+};
+EXPORT_SYMBOL_GPL(bhtune_events);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Tracepoints of bhtune (bhtune:bhtune_lookup, bhtune_invalidate, bhtune_batch)");

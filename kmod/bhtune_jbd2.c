@@ -44,7 +44,6 @@
 #include <linux/workqueue.h>
 
 #include "bhtune.h"
-#include "bhtune_trace.h"
 
 #define BHTUNE_NAME_LEN		64	/* > j_devname[BDEVNAME_SIZE + 24] */
 #define BHTUNE_RESCAN		HZ
@@ -181,7 +180,7 @@ static void bhtune_journal_write(journal_t *journal, const char *name,
 	WRITE_ONCE(journal->j_min_batch_time, min_us);
 	WRITE_ONCE(journal->j_max_batch_time, max_us);
 	write_unlock(&journal->j_state_lock);
-	trace_bhtune_batch(dev, old_min, old_max, min_us, max_us);
+	bhtune_trace(batch, dev, old_min, old_max, min_us, max_us);
 	pr_info("journal %s (%u:%u): min_batch_time %u -> %u us, max_batch_time %u -> %u us\n",
 		name, MAJOR(dev), MINOR(dev), old_min, min_us, old_max,
 		max_us);

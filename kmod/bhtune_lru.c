@@ -44,7 +44,6 @@
 #include <linux/version.h>
 
 #include "bhtune.h"
-#include "bhtune_trace.h"
 
 struct bhtune_lru {
 	struct buffer_head *bhs[BHTUNE_LRU_MAX];
@@ -264,7 +263,7 @@ struct buffer_head *bhtune_find_get_block_common(struct block_device *bdev,
 		touch_buffer(bh);
 	}
 	li.found = bh != NULL;
-	trace_bhtune_lookup(&li);
+	bhtune_trace(lookup, &li);
 	return bh;
 }
 
@@ -316,7 +315,7 @@ static void bhtune_drain_this_cpu(void *arg)
 	if (kdropped)
 		atomic_add(kdropped, &d->kernel_dropped);
 	if (dropped)
-		trace_bhtune_invalidate(smp_processor_id(), dropped, d->reason);
+		bhtune_trace(invalidate, smp_processor_id(), dropped, d->reason);
 }
 
 /* Empties every online CPU's LRUs; offline CPUs were emptied at death. */
@@ -370,7 +369,7 @@ static int bhtune_cpu_dead(unsigned int cpu)
 	u32 dropped = bhtune_lru_empty(b->bhs, BHTUNE_LRU_MAX);
 
 	if (dropped)
-		trace_bhtune_invalidate(cpu, dropped, BHTUNE_DRAIN_CPU_DEAD);
+		bhtune_trace(invalidate, cpu, dropped, BHTUNE_DRAIN_CPU_DEAD);
 	return 0;
 }
 
@@ -465,7 +464,7 @@ void bhtune_lru_exit(void)
 
 		dropped = bhtune_lru_empty(b->bhs, BHTUNE_LRU_MAX);
 		if (dropped)
-			trace_bhtune_invalidate(cpu, dropped,
+			bhtune_trace(invalidate, cpu, dropped,
 						BHTUNE_DRAIN_UNLOAD);
 		total += dropped;
 	}

@@ -1,0 +1,59 @@
+#!/bin/bash
+# bhtune's parameters refuse out-of-range values with EINVAL and change
+# nothing; accepted changes are logged once with the old and new value;
+# the tracepoints have the agreed fields; the filesystem is untouched.
+set -euo pipefail
+. "$REPO/tests/vm/bhtune.lib"
+bht_need
+trap bht_cleanup EXIT
+
+bht_fs 64
+bht_load
+
+refused() { # NAME VALUE: the write fails and NAME keeps its value
+	local before after
+	before=$(bht_p "$1")
+	if echo "$2" >"$BHT_P/$1" 2>/dev/null; then
+		fail "$1=$2 was accepted"
+	fi
+	after=$(bht_p "$1")
+	[[ $after == "$before" ]] || fail "$1 changed from '$before' to '$after' on a refused write"
+}
+
+for v in 65 100 -1 abc "" 1.5; do refused lru_size "$v"; done
+for v in -2 1000001 x; do refused batch_min_us "$v"; refused batch_max_us "$v"; done
+for v in x 1: :1 1:2:3 0:0 4096:0 "8 0"; do refused batch_dev "$v"; done
+bht_set batch_max_us 1000
+refused batch_min_us 2000 # min > max: jbd2 would silently let max win
+echo 0 >"$BHT_P/reset" 2>/dev/null && fail "reset=0 was accepted"
+[[ $(stat -c %a "$BHT_P/lru_size") == 644 && $(stat -c %a "$BHT_P/reset") == 200 ]] ||
+	fail "parameter permissions are not root-only for writes"
+
+dmesg -c >/dev/null
+bht_set lru_size 0
+bht_set lru_size 64
+bht_set lru_size 64 # no change: no log line
+bht_set batch_dev 1:0
+bht_set reset 1
+log=$(dmesg | grep 'bhtune: ' || true)
+echo "$log"
+[[ $(grep -c 'lru_size 16 -> 0' <<<"$log") == 1 ]] || fail "lru_size 16 -> 0 not logged once"
+[[ $(grep -c 'lru_size 0 -> 64' <<<"$log") == 1 ]] || fail "lru_size 0 -> 64 not logged once"
+[[ $(grep -c 'lru_size' <<<"$log") == 2 ]] || fail "an unchanged lru_size was logged"
+grep -q 'batch_dev 0:0 -> 1:0' <<<"$log" || fail "batch_dev change not logged"
+grep -q 'reset: batch_min_us -1 -> -1, batch_max_us 1000 -> -1' <<<"$log" || fail "reset not logged"
+[[ $(bht_p batch_max_us) == -1 && $(bht_p batch_dev) == 1:0 ]] || fail "reset left batch_max_us=$(bht_p batch_max_us)"
+
+# The agreed tracepoint layout (kmod/README.md), in this order.
+want="dev_t dev;sector_t block;u32 size;s32 slot;u8 found;u8 installed;u32 lru_size;dev_t evict_dev;sector_t evict_block;u32 evict_size;"
+got=$(awk -F'\t' '/field:/ && !/common_/ {sub(/^field:/, "", $2); printf "%s", $2}' "$BHT_EV/bhtune_lookup/format")
+[[ $got == "$want" ]] || fail "bhtune_lookup fields: $got"
+got=$(awk -F'\t' '/field:/ && !/common_/ {sub(/^field:/, "", $2); printf "%s", $2}' "$BHT_EV/bhtune_invalidate/format")
+[[ $got == "u32 cpu;u32 dropped;u32 reason;" ]] || fail "bhtune_invalidate fields: $got"
+got=$(awk -F'\t' '/field:/ && !/common_/ {sub(/^field:/, "", $2); printf "%s", $2}' "$BHT_EV/bhtune_batch/format")
+[[ $got == "dev_t dev;s32 old_min;s32 old_max;s32 new_min;s32 new_max;" ]] || fail "bhtune_batch fields: $got"
+
+bht_verify
+bht_unload
+bht_no_leak
+echo "out-of-range values refused, changes logged once, tracepoint formats as agreed"
