@@ -10,12 +10,13 @@
 #include <string.h>
 
 #include "commands.h"
-#include "lru_stats.h"
 #include "record_run.h"
 #include "ticker.h"
 
 #define MAX_REPEATS	1000
 #define MAX_BENCH_ARGS	128
+/* The LRU tracer's deepest stack distance (BHSCOPE_LRU_DEPTH_MAX). */
+#define MAX_WHATIF	256
 
 enum { OPT_JBD2 = 0x100, OPT_LRU, OPT_WHATIF, OPT_DIR, OPT_BENCH, OPT_LABEL };
 
@@ -115,8 +116,7 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		a->o.jbd2 = true;
 		break;
 	case OPT_WHATIF:
-		a->o.whatif = parse_count(state, "--whatif", arg,
-					  BHSCOPE_LRU_DEPTH_MAX);
+		a->o.whatif = parse_count(state, "--whatif", arg, MAX_WHATIF);
 		/* fall through */
 	case OPT_LRU:
 		a->o.lru = true;
