@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "chart_svg.h"
 #include "compare_model.h"
 #include "compare_print.h"
 
@@ -178,6 +179,34 @@ static void values_are_printed_with_sensible_decimals(void **state)
 	assert_string_equal(buf, "-");
 }
 
+static void chart_has_a_bar_per_record_and_says_what_is_missing(void **state)
+{
+	double a[] = { 100, 120 }, b[] = { 50, 60 };
+	struct json_object *roots[] = { sync_record("6.18", 4, a, 2),
+					sync_record("6.18", 4, b, 2) };
+	struct cmp_table t;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int bars = 0;
+
+	(void)state;
+	build(&t, roots, 2);
+	chart_svg_write(f, &t);
+	fclose(f);
+	assert_non_null(strstr(buf, "<svg "));
+	assert_non_null(strstr(buf, "</svg>"));
+	/* Throughput as % of A: A at 100%, B at 50% (labels: the medians). */
+	assert_non_null(strstr(buf, ">110</text>"));
+	assert_non_null(strstr(buf, ">55</text>"));
+	for (char *p = buf; (p = strstr(p, "<rect x=")); p++)
+		bars++;
+	assert_int_equal(bars, 2 + 2);	/* two bars, two legend boxes */
+	assert_non_null(strstr(buf, "no LRU figures in these records"));
+	free(buf);
+	release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +216,7 @@ int main(void)
 		cmocka_unit_test(overlapping_repeats_are_marked_as_noise),
 		cmocka_unit_test(different_kernel_and_workload_are_warned),
 		cmocka_unit_test(values_are_printed_with_sensible_decimals),
+		cmocka_unit_test(chart_has_a_bar_per_record_and_says_what_is_missing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
