@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,19 +55,41 @@ static int check_capabilities(void)
 	return -1;
 }
 
+/*
+ * With the effective ids and capabilities (AT_EACCESS): plain access()
+ * drops the capabilities of a non-root caller, so a service running with
+ * CAP_DAC_READ_SEARCH instead of root would find tracefs unreadable.
+ */
+static bool readable(const char *path, int mode)
+{
+	return faccessat(AT_FDCWD, path, mode, AT_EACCESS) == 0;
+}
+
 static bool tracefs_ready(const char *dir)
 {
 	char path[256];
 
 	snprintf(path, sizeof(path), "%s/events", dir);
-	return access(path, R_OK) == 0;
+	return readable(path, R_OK);
 }
 
 static int ensure_tracefs(void)
 {
-	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(*tracefs_dirs); i++)
+	int first_err;
+
+	if (tracefs_ready(tracefs_dirs[0]))
+		return 0;
+	first_err = errno;
+	for (size_t i = 1; i < sizeof(tracefs_dirs) / sizeof(*tracefs_dirs); i++)
 		if (tracefs_ready(tracefs_dirs[i]))
 			return 0;
+	/* Mounted (mode 0700, root's) but not ours to read: mounting won't help. */
+	if (first_err == EACCES) {
+		fprintf(stderr,
+			"bhscope: tracefs at %s is not readable (%s); run as root, or add CAP_DAC_READ_SEARCH to CAP_BPF and CAP_PERFMON\n",
+			tracefs_dirs[0], strerror(first_err));
+		return -1;
+	}
 	/* Minimal systems (and the VM bench) boot without it mounted. */
 	if (mount("tracefs", tracefs_dirs[0], "tracefs", 0, NULL) == 0 &&
 	    tracefs_ready(tracefs_dirs[0]))
@@ -102,7 +125,7 @@ bool env_tracepoint_exists(const char *category, const char *name)
 	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(*tracefs_dirs); i++) {
 		snprintf(path, sizeof(path), "%s/events/%s/%s", tracefs_dirs[i],
 			 category, name);
-		if (access(path, F_OK) == 0)
+		if (readable(path, F_OK))
 			return true;
 	}
 	return false;
