@@ -5,7 +5,9 @@
 #
 # Results go to the second serial port (/dev/ttyS1), which carries nothing
 # else, so the host never has to pick them out of kernel messages:
+#   UP: secs               kernel uptime when the tests start
 #   RUN: S/name            a test starts (the host names it if the guest dies)
+#   TIME: S/name secs      how long it took
 #   PASS: S/name | FAIL: S/name (why) | SKIP: S/name: reason
 #       <output>           after a FAIL: the test's output, indented
 #   S: N passed, N failed, N skipped
@@ -50,6 +52,7 @@ timeout_s=${VM_TEST_TIMEOUT:-120}
 logs=/tmp/bhvm-logs
 mkdir -p "$logs"
 pass=0 fail=0 skip=0
+echo "UP: $(cut -d' ' -f1 /proc/uptime)" >"$res"
 shopt -s nullglob
 for t in "$REPO"/tests/vm/${VM_TESTS:-*}.sh; do
 	name=${t##*/}
@@ -67,9 +70,11 @@ for t in "$REPO"/tests/vm/${VM_TESTS:-*}.sh; do
 	echo "=== $id" >/dev/console
 	# Each test in its own scratch directory (the root is a RAM overlay),
 	# output to the log and the console.
+	t0=$(date +%s.%N)
 	(cd "$scratch" && timeout -k 5 "$timeout_s" "$t") </dev/null 2>&1 |
 		tee "$log" >/dev/console
 	rc=${PIPESTATUS[0]}
+	echo "TIME: $id $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')" >"$res"
 	case $rc in
 	0)
 		report "PASS: $id"

@@ -30,8 +30,7 @@ cache=${BHSCOPE_CACHE:-/var/cache/bhscope}
 # linux-image-6.12.117+deb12-amd64-unsigned; sort -V orders both correctly.
 resolve_abi() {
 	local re="^linux-image-(${series//./\\.}(\\.0-[0-9]+|\\.[0-9]+\\+deb[0-9]+))-amd64-unsigned\$"
-	apt-cache search --names-only "^linux-image-${series//./\\.}\\." |
-		awk '{print $1}' | grep -E "$re" |
+	apt-cache pkgnames "linux-image-$series." | grep -E "$re" |
 		sed -E "s/$re/\\1/" | sort -V | tail -n1
 }
 
@@ -39,8 +38,6 @@ abi=$(resolve_abi)
 [[ -n $abi ]] || die "no linux-image-${series}.*-amd64-unsigned in the package index; run 'apt-get update'"
 kver=$abi-amd64
 image=linux-image-$kver-unsigned
-pkgver=$(apt-cache show "$image" | awk '/^Version:/ {print $2}' | sort -V | tail -n1)
-[[ -n $pkgver ]] || die "cannot read the version of $image"
 
 dir=$cache/kernels/$abi
 root=$dir/root
@@ -55,6 +52,9 @@ if [[ -s $envfile && -d $root ]]; then
 	cat "$envfile"
 	exit 0
 fi
+
+pkgver=$(apt-cache show "$image" | awk '/^Version:/ {print $2}' | sort -V | tail -n1)
+[[ -n $pkgver ]] || die "cannot read the version of $image"
 
 # Headers and kbuild names come from the headers package's Depends line,
 # e.g. linux-headers-6.1.0-57-common and linux-kbuild-6.1 (same version).

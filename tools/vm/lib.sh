@@ -29,6 +29,17 @@ vm_need_tools() {
 	fi
 }
 
+# vm_lock: one vmcheck/vmshell per checkout at a time; they share
+# build/vm/<series>/ and the host's two cores.
+vm_lock() {
+	mkdir -p "$REPO/build/vm"
+	exec 8>"$REPO/build/vm/.lock"
+	if ! flock -n 8; then
+		echo "vm: waiting for another vmcheck/vmshell in this checkout" >&2
+		flock 8
+	fi
+}
+
 # vm_kernel SERIES: sets KVER, VMLINUZ, MODDIR, KDIR, ABI, PKGVER from
 # kernel-fetch.sh (which downloads on a cold cache).
 vm_kernel() {
@@ -43,11 +54,37 @@ vm_kernel() {
 		vm_die "kernel-fetch.sh $1 gave no usable kernel"
 }
 
-# vm_initramfs OUTDIR: busybox, /init, the VM_MODULES chain (decompressed:
-# busybox insmod cannot read .ko.xz) and /bhvm.env, as OUTDIR/initramfs.cpio.
-# Uncompressed: it is a few MB and the kernel unpacks it faster that way.
+# vm_initramfs OUTDIR: OUTDIR/initramfs.cpio = a base archive (busybox,
+# /init, the VM_MODULES chain decompressed, since busybox insmod cannot read
+# .ko.xz) followed by a small one with /bhvm.env; the kernel unpacks
+# concatenated archives in order. The base is rebuilt only when its inputs
+# change. Uncompressed: a few MB, which the kernel unpacks fastest as is.
 vm_initramfs() {
-	local out=$1 stage=$1/initramfs mroot line path rel m
+	local out=$1 key base
+	key=$({ echo "$KVER $VM_MODULES"; cat "$VM_DIR/init" /bin/busybox; } | sha256sum | cut -c1-16)
+	base=$out/initramfs-base-$key.cpio
+	if [[ ! -f $base ]]; then
+		rm -f "$out"/initramfs-base-*.cpio
+		vm_initramfs_base "$out/initramfs" "$base.tmp"
+		mv "$base.tmp" "$base"
+	fi
+	rm -rf "$out/initramfs-env"
+	mkdir -p "$out/initramfs-env"
+	vm_env >"$out/initramfs-env/bhvm.env"
+	{
+		cat "$base"
+		vm_cpio "$out/initramfs-env"
+	} >"$out/initramfs.cpio"
+}
+
+vm_cpio() { # DIR: a newc archive of DIR with fixed owners, order and times
+	find "$1" -exec touch -h -d @0 {} +
+	(cd "$1" && find . -print0 | LC_ALL=C sort -z |
+		cpio --null -o -H newc --reproducible -R 0:0 --quiet)
+}
+
+vm_initramfs_base() { # STAGE OUT
+	local stage=$1 mroot line path rel m
 	local -A seen=()
 	mroot=${MODDIR%/lib/modules/*}
 	rm -rf "$stage"
@@ -76,11 +113,7 @@ vm_initramfs() {
 			echo "$rel" >>"$stage/modules.list"
 		done <<<"$line"
 	done
-	vm_env >"$stage/bhvm.env"
-	# Fixed owners, order and times: the same inputs give the same image.
-	find "$stage" -exec touch -h -d @0 {} +
-	(cd "$stage" && find . -print0 | LC_ALL=C sort -z |
-		cpio --null -o -H newc --reproducible -R 0:0 --quiet) >"$out/initramfs.cpio"
+	vm_cpio "$stage" >"$2"
 }
 
 # The guest's environment, sourced by /init and by guest-init.sh; tests see

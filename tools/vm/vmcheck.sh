@@ -16,7 +16,35 @@ VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-120}
 VM_TESTS=${VM_TESTS:-}
 export VM_TESTS VM_TEST_TIMEOUT
 
+# Host-side check, one result line like any test: the bench's own scripts
+# are shellcheck-clean (warnings and errors; -x follows sourced files).
+# --lint-only (make vmlint) also checks every guest test and hook.
+lint() {
+	local out lines files=("$VM_DIR"/*.sh "$VM_DIR/init" "$REPO/tests/vm/lib/guest.sh")
+	if ! command -v shellcheck >/dev/null; then
+		echo "SKIP: vm/shellcheck: shellcheck is not installed (make deps)"
+		return 0
+	fi
+	if [[ ${1:-} == all ]]; then
+		files+=("$REPO"/tests/vm/*.sh "$REPO"/tests/vm/*.prep "$REPO"/tests/vm/lib/*.sh)
+	fi
+	if out=$(cd "$REPO" && shellcheck -x -S warning "${files[@]}" 2>&1); then
+		echo "PASS: vm/shellcheck"
+	else
+		echo "FAIL: vm/shellcheck"
+		mapfile -t lines <<<"$out"
+		printf '    %s\n' "${lines[@]}"
+		return 1
+	fi
+}
+
+if [[ ${1:-} == --lint-only ]]; then
+	lint all
+	exit
+fi
+
 vm_need_tools
+vm_lock
 
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", b - a}'; }
@@ -51,7 +79,7 @@ run_preps() {
 # Returns 0 only if the guest finished and no test failed.
 boot_guest() {
 	local cpus=$1 console=$VM_OUT/console.log results=$VM_OUT/results.log
-	local qrc=0 line running="" done=0 failed=0 tail_file=$VM_OUT/console-tail.txt
+	local qrc=0 line id s running="" done=0 failed=0 tail_file=$VM_OUT/console-tail.txt
 	: >"$console"
 	: >"$results"
 	vm_qemu_cmd "$cpus" "bhvm_mode=check" "file:$console" "file:$results"
@@ -59,6 +87,8 @@ boot_guest() {
 	while IFS= read -r line; do
 		case $line in
 		"RUN: "*) running=${line#RUN: } ;;
+		"UP: "*) echo "vm: $SERIES: tests start at ${line#UP: } s guest uptime" >&2 ;;
+		"TIME: "*) read -r _ id s <<<"$line" && echo "vm: $id: $s s" >&2 ;;
 		"BHVM-DONE") done=1 ;;
 		"BHVM-ABORT: "*) echo "vm: $SERIES: guest: ${line#BHVM-ABORT: }" >&2 ;;
 		"FAIL: "*)
@@ -93,6 +123,7 @@ boot_guest() {
 }
 
 rc=0
+lint || rc=1
 t_all=$(now)
 for SERIES in $VM_KERNELS; do
 	VM_OUT=$REPO/build/vm/$SERIES

@@ -13,6 +13,7 @@ VM_TESTS=${VM_TESTS:-}
 VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-120}
 
 vm_need_tools
+vm_lock
 vm_kernel "$SERIES"
 VM_OUT=$REPO/build/vm/$SERIES
 mkdir -p "$VM_OUT"

@@ -1,0 +1,36 @@
+# tools/vm/vm.mk — the VM bench's make targets; the top-level Makefile
+# includes it. Also usable alone: make -f tools/vm/vm.mk vmcheck
+#
+#   make vmcheck              boot each VM_KERNELS kernel, run tests/vm/*.sh
+#   make vmshell KERNEL=6.1   the same guest with an interactive shell
+#   make vmfetch              only download/extract the kernels (cache)
+#   make vmlint               shellcheck the bench and the guest tests
+#
+# Variables (environment or make command line), see tools/vm/README.md:
+# VM_KERNELS VM_CPUS VM_MEM VM_SMP_LIST VM_TIMEOUT VM_TEST_TIMEOUT VM_TESTS
+# VM_MODULES BHSCOPE_CACHE KERNEL
+
+VM_KERNELS	?= 6.1 6.12
+KERNEL		?= 6.1
+export VM_KERNELS VM_CPUS VM_MEM VM_SMP_LIST VM_TIMEOUT VM_TEST_TIMEOUT \
+	VM_TESTS VM_MODULES BHSCOPE_CACHE
+
+# Guest tests run the project's binaries from build/: build them first when
+# we are included by the top-level Makefile (it has 'all').
+ifeq ($(notdir $(firstword $(MAKEFILE_LIST))),Makefile)
+VM_BUILD_FIRST	:= all
+endif
+
+.PHONY: vmcheck vmshell vmfetch vmlint
+
+vmcheck: $(VM_BUILD_FIRST)
+	@tools/vm/vmcheck.sh
+
+vmshell: $(VM_BUILD_FIRST)
+	@tools/vm/vmshell.sh $(KERNEL)
+
+vmfetch:
+	@for s in $(VM_KERNELS); do tools/vm/kernel-fetch.sh $$s || exit 1; done
+
+vmlint:
+	@tools/vm/vmcheck.sh --lint-only
