@@ -45,6 +45,7 @@ struct serve_view {
 	int nr_cpus;
 	bool per_cpu;
 	const struct serve_devices *devs;
+	const struct serve_config *cfg;	/* the device filter */
 	const char *const *cpu_names;	/* "0", "1", ... nr_cpus of them */
 };
 

@@ -159,6 +159,7 @@ static int select_sources(const struct serve_args *a)
 	return 0;
 }
 
+/* One line per distinct reason: "fentry/x, fexit/x not attached: why". */
 static void report_source(const struct serve_source *src)
 {
 	if (!src->running) {
@@ -166,11 +167,20 @@ static void report_source(const struct serve_source *src)
 			src->nr_probes ? src->probes[0].why : strerror(-src->start_err));
 		return;
 	}
-	for (int i = 0; i < src->nr_probes; i++)
-		if (!src->probes[i].up)
-			fprintf(stderr, "bhscope: %s: %s not attached: %s\n",
-				src->name, src->probes[i].name,
-				src->probes[i].why);
+	for (int i = 0; i < src->nr_probes; i++) {
+		const struct serve_probe *p = &src->probes[i];
+		bool said = false;
+
+		for (int j = 0; j < i && !said; j++)
+			said = !src->probes[j].up && !strcmp(src->probes[j].why, p->why);
+		if (p->up || said)
+			continue;
+		fprintf(stderr, "bhscope: %s: %s", src->name, p->name);
+		for (int j = i + 1; j < src->nr_probes; j++)
+			if (!src->probes[j].up && !strcmp(src->probes[j].why, p->why))
+				fprintf(stderr, ", %s", src->probes[j].name);
+		fprintf(stderr, " not attached: %s\n", p->why);
+	}
 }
 
 static void start_source(struct serve_source *src, int nr_cpus, bool quiet)

@@ -28,6 +28,7 @@ void serve_render(struct serve_state *st, struct prom_buf *out)
 		.nr_cpus = st->nr_cpus,
 		.per_cpu = st->cfg.per_cpu,
 		.devs = &st->devs,
+		.cfg = &st->cfg,
 		.cpu_names = (const char *const *)st->cpu_names,
 	};
 	for (int i = 0; i < serve_nr_sources; i++)

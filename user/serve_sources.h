@@ -8,6 +8,7 @@
 struct bpf_object_skeleton;
 
 extern struct serve_source serve_jbd2_source;
+extern struct serve_source serve_lru_source;
 
 /* Why the program named prog (its C name) is not attached. */
 typedef const char *(*serve_probe_why_fn)(const char *prog, void *arg);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bhscope serve over a host's life: a new mount is exported at the next
-# scrape, an unmounted device stops being exported; SIGHUP
+# scrape, an unmounted and detached device stops being exported; SIGHUP
 # re-reads --config (per-cpu, device filter, textfile directory), a broken
 # file keeps the previous configuration and says so; SIGINT exits 0 and
 # removes the textfile.
@@ -50,6 +50,7 @@ in_map() { map_keys "$SERVE_PID" dev_stats | grep -qx "$1"; }
 not_in_map() { ! in_map "$1"; }
 check new_device_in_the_map in_map "$second_kdev"
 umount "$second_mnt"
+losetup -d "$second_dev"	# common.sh's own detach will find it done
 scrape > "$m"
 check unmounted_device_not_exported bash -c "! grep -q 'device=\"$second\"' '$m'"
 sleep 0.7	# an interval: gone devices are pruned from the maps

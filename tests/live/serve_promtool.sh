@@ -25,6 +25,13 @@ check per_cpu_series_have_cpu_labels \
 	grep -qE "^bhscope_jbd2_transactions_total\{device=\"$LOOPNAME\",cpu=\"[0-9]+\"\} [1-9]" "$out/per-cpu.prom"
 check histograms_end_in_inf_sum_count grep -qE \
 	"^bhscope_jbd2_commit_duration_seconds_bucket\{device=\"$LOOPNAME\",cpu=\"[0-9]+\",le=\"\+Inf\"\} [1-9]" "$out/per-cpu.prom"
+if grep -qx 'bhscope_source_up{source="lru"} 1' "$out/per-cpu.prom"; then
+	# The fs's metadata lookups go through the buffer-head LRU: hits.
+	check lru_hits_per_cpu_on_the_device grep -qE \
+		"^bhscope_lru_hits_total\{device=\"$LOOPNAME\",cpu=\"[0-9]+\"\} [1-9]" "$out/per-cpu.prom"
+else
+	echo "SKIP: $TEST_NAME/lru_hits_per_cpu_on_the_device: no LRU source in this build or kernel"
+fi
 
 # The textfile is rewritten every 0.5 s: wait for a write after the run.
 sleep 1.2
