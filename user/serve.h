@@ -119,6 +119,7 @@ struct serve_state {
 	int nr_cpus;
 	char **cpu_names;
 	double start_time;		/* Unix time */
+	bool bpf_stats_held;		/* --bpf-stats: our fd keeps them on */
 	const char *listen;		/* as given, for the landing page */
 };
 

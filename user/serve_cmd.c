@@ -4,6 +4,7 @@
  * export them to Prometheus on /metrics and/or as a node_exporter textfile.
  */
 #include <argp.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "env.h"
@@ -43,6 +45,7 @@ enum {
 	OPT_TEXTFILE = 0x100,
 	OPT_JBD2,
 	OPT_LRU,
+	OPT_BPF_STATS,
 };
 
 static const struct argp_option serve_options[] = {
@@ -64,6 +67,10 @@ static const struct argp_option serve_options[] = {
 	  "lines), again on SIGHUP", 0 },
 	{ "jbd2", OPT_JBD2, NULL, 0, "Serve the jbd2 commit-batching figures", 0 },
 	{ "lru", OPT_LRU, NULL, 0, "Serve the buffer-head LRU figures", 0 },
+	{ "bpf-stats", OPT_BPF_STATS, NULL, 0,
+	  "Turn on the kernel's BPF run-time statistics while serving (every "
+	  "BPF program then pays ~20 ns a run; needs CAP_SYS_ADMIN), for the "
+	  "bhscope_bpf_prog_run_seconds_total family", 0 },
 	{ 0 },
 };
 
@@ -74,6 +81,7 @@ struct serve_args {
 	unsigned int cli_set;
 	bool want_jbd2;
 	bool want_lru;
+	bool bpf_stats;
 };
 
 static error_t serve_parse_opt(int key, char *arg, struct argp_state *state)
@@ -94,6 +102,9 @@ static error_t serve_parse_opt(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_LRU:
 		a->want_lru = true;
+		return 0;
+	case OPT_BPF_STATS:
+		a->bpf_stats = true;
 		return 0;
 	case 'C':
 		a->cli.per_cpu = true;
@@ -133,6 +144,7 @@ struct server {
 	struct serve_textfile textfile;
 	struct prom_buf textbuf;
 	bool textfile_failing;
+	int stats_fd;		/* --bpf-stats: held while serving */
 };
 
 static void render_cb(void *arg, struct prom_buf *out)
@@ -439,6 +451,16 @@ static int serve(struct server *s)
 		}
 	}
 	env_setup_libbpf_logging();
+	if (s->args.bpf_stats) {
+		/* The kernel keeps the statistics on while this fd is open. */
+		s->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (s->stats_fd < 0) {
+			fprintf(stderr, "bhscope: --bpf-stats: turning on BPF run-time statistics failed: %s (needs CAP_SYS_ADMIN)\n",
+				strerror(errno));
+			return 1;
+		}
+		s->st.bpf_stats_held = true;
+	}
 	if (start_sources(&s->st))
 		return 1;
 
@@ -463,7 +485,7 @@ static int serve(struct server *s)
 
 int cmd_serve(int argc, char **argv)
 {
-	struct server s = { .textfile = { .dirfd = -1 } };
+	struct server s = { .textfile = { .dirfd = -1 }, .stats_fd = -1 };
 	char err[512];
 	int rc;
 
@@ -492,6 +514,8 @@ int cmd_serve(int argc, char **argv)
 	serve_http_stop(s.http);
 	serve_textfile_close(&s.textfile, true);
 	stop_sources();
+	if (s.stats_fd >= 0)
+		close(s.stats_fd);
 	prom_buf_free(&s.textbuf);
 	free_state(&s.st);
 	return rc;

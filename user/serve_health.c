@@ -127,19 +127,43 @@ static void collect_prog_figure(struct prom_buf *out, enum prog_figure fig,
 	}
 }
 
-static void collect_bpf(struct prom_buf *out)
+/* Whether any of our programs has been timed (by whoever turned stats on). */
+static bool any_prog_timed(void)
 {
-	bool stats = bpf_stats_enabled();
+	for (int i = 0; i < serve_nr_sources; i++) {
+		const struct serve_source *src = serve_sources[i];
+
+		for (int j = 0; src->running && j < src->nr_probes; j++) {
+			struct bpf_prog_info info = {};
+			__u32 len = sizeof(info);
+
+			if (src->probes[j].prog_fd >= 0 &&
+			    !bpf_obj_get_info_by_fd(src->probes[j].prog_fd, &info, &len) &&
+			    info.run_cnt)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The sysctl shows only its own setting; statistics turned on through a
+ * BPF_ENABLE_STATS fd (ours with --bpf-stats, or a benchmark's) show as
+ * programs with a run count.
+ */
+static void collect_bpf(const struct serve_state *st, struct prom_buf *out)
+{
+	bool on = bpf_stats_enabled() || st->bpf_stats_held;
 
 	gauge(out, "bhscope_bpf_stats_enabled",
-	      "1 when the kernel counts BPF run time (sysctl kernel.bpf_stats_enabled=1); the run time families exist only then.",
-	      stats);
-	if (stats) {
+	      "1 when the kernel counts BPF run time (sysctl kernel.bpf_stats_enabled=1, or bhscope serve --bpf-stats).",
+	      on);
+	if (on || any_prog_timed()) {
 		collect_prog_figure(out, RUN_TIME,
 				    "bhscope_bpf_prog_run_seconds_total",
-				    "Time the kernel spent running the probe's BPF program (bpf_prog_info run_time_ns).");
+				    "Time the kernel spent running the probe's BPF program while BPF statistics were on (bpf_prog_info run_time_ns).");
 		collect_prog_figure(out, RUN_CNT, "bhscope_bpf_prog_runs_total",
-				    "Runs of the probe's BPF program (bpf_prog_info run_cnt).");
+				    "Runs of the probe's BPF program while BPF statistics were on (bpf_prog_info run_cnt).");
 	}
 	collect_prog_figure(out, MISSES, "bhscope_bpf_prog_missed_runs_total",
 			    "Events lost: runs of the probe's program the kernel skipped (recursion or another BPF program busy on the CPU; bpf_prog_info recursion_misses).");
@@ -249,7 +273,7 @@ void serve_health_collect(const struct serve_state *st, struct prom_buf *out,
 	gauge(out, "bhscope_kernel_hz",
 	      "The kernel's HZ, used to convert jiffies to seconds.", st->hz);
 	collect_probes(out);
-	collect_bpf(out);
+	collect_bpf(st, out);
 	collect_maps(out);
 	collect_http(st, out);
 	if (st->cfg.textfile_dir[0]) {

@@ -56,8 +56,9 @@ done
 check sigterm_detaches_every_program test -z "$left"
 check sigterm_removes_the_textfile test ! -e "$textdir/bhscope.prom"
 
-# Without --per-cpu: one series per device, no cpu label anywhere.
-start_serve -d "$LOOPNAME"
+# Without --per-cpu: one series per device, no cpu label anywhere; with
+# --bpf-stats, the programs' run time.
+start_serve -d "$LOOPNAME" --bpf-stats
 sync_writers 1
 scrape > "$out/plain.prom"
 check exposition_passes_promtool promtool check metrics < "$out/plain.prom"
@@ -66,4 +67,9 @@ check device_filter_exports_only_that_device \
 	bash -c "! grep -E 'device=\"' '$out/plain.prom' | grep -vq 'device=\"$LOOPNAME\"'"
 tx=$(series_value "$out/plain.prom" "bhscope_jbd2_transactions_total{device=\"$LOOPNAME\"}")
 check transactions_counted test "${tx:-0}" -gt 0
+probe='{source="jbd2",probe="tracepoint/jbd2/jbd2_run_stats"}'
+runs=$(series_value "$out/plain.prom" "bhscope_bpf_prog_runs_total$probe" || echo 0)
+check bpf_stats_count_program_runs test "$runs" -ge "$tx"
+check bpf_stats_time_program_runs awk -v t="$(series_value "$out/plain.prom" \
+	"bhscope_bpf_prog_run_seconds_total$probe" || echo 0)" 'BEGIN { exit !(t > 0) }'
 finish
