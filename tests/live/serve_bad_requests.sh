@@ -42,6 +42,11 @@ garbage_status=$(timeout 5 bash -c "exec 3<>/dev/tcp/$host/$port
 	head -n 1 <&3" | tr -d '\r' || true)
 check garbage_400 bash -c "[[ '$garbage_status' == 'HTTP/1.1 400'* ]]"
 timeout 5 bash -c "exec 3<>/dev/tcp/$host/$port; printf 'GET /metr' >&3" || true
+for ((i = 0; i < 30; i++)); do	# random bytes, random lengths
+	timeout 2 bash -c "exec 3<>/dev/tcp/$host/$port
+		head -c $((RANDOM % 20000 + 1)) /dev/urandom >&3; sleep 0.05" 2> /dev/null || true
+done
+check random_bytes_do_not_crash_it kill -0 "$SERVE_PID"
 exec 4<> "/dev/tcp/$host/$port"	# stays open and silent
 check scrape_while_a_client_is_silent test "$(http_code "$url/metrics")" = 200
 exec 4>&-
