@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The LRU tracer's maps, its per-CPU state, and the one place where a
+ * classified lookup is counted (per device, per CPU) and traced.
+ */
+#ifndef BHSCOPE_LRU_STATE_BPF_H
+#define BHSCOPE_LRU_STATE_BPF_H
+
+#include "lru_ghost.bpf.h"
+#include "lru_stats.h"
+#include "maps.bpf.h"
+
+/* Kernel dev_t to count, 0 for every device (the model sees them all). */
+const volatile __u32 target_dev = 0;
+/* Stack distances tracked: 0, or the --whatif size (> BH_LRU_SIZE: ghost). */
+const volatile __u32 whatif_depth = 0;
+/* Send every lookup to the ring buffer (--trace). */
+const volatile bool trace_events = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, BHSCOPE_MAX_DEVS);
+	__type(key, __u32);
+	__type(value, struct lru_dev_stats);
+} dev_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lru_cpu_counters);
+} cpu_counters SEC(".maps");
+
+/* Sized by user space: one page when not tracing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} events SEC(".maps");
+
+/* The lookup between its entry and exit probes on this CPU. */
+struct lru_inflight {
+	__u32 tid;		/* 0: none */
+	__s16 slot;		/* entry scan: hit slot, -1 miss */
+	__u8 empty;
+	__u8 full;
+	__u64 seq;		/* lru_cpu_state.seq at entry */
+	struct lru_key key;
+	struct lru_key victim;	/* slot BH_LRU_SIZE-1 at entry, if full */
+};
+
+struct lru_cpu_state {
+	struct lru_inflight in;
+	__u64 seq;		/* changes of this LRU seen at exits */
+	__u8 nonempty;		/* the LRU held entries after the last one */
+	__u8 trace_synced;	/* the trace has this LRU's content */
+	__u8 trace_gap;		/* trace records lost since the last sent */
+	__u8 pad[5];
+	struct lru_ghost ghost;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lru_cpu_state);
+} cpu_state SEC(".maps");
+
+/* A lookup, classified. */
+struct lru_result {
+	struct lru_key key;
+	__s32 dist;		/* stack distance, -1 if none is known */
+	__s16 slot;
+	__u16 lru_size;
+	__u8 outcome;
+	__u8 flags;
+	__u8 evicted;
+};
+
+static const struct lru_dev_stats zero_stats;
+static const __u32 zero_key;
+
+static __always_inline struct lru_cpu_state *cpu_state_get(void)
+{
+	return bpf_map_lookup_elem(&cpu_state, &zero_key);
+}
+
+static __always_inline struct lru_cpu_counters *cpu_counters_get(void)
+{
+	return bpf_map_lookup_elem(&cpu_counters, &zero_key);
+}
+
+/* Ghost entries kept beyond an LRU of lru_size slots. */
+static __always_inline __u32 ghost_cap(__u32 lru_size)
+{
+	return whatif_depth > lru_size ? whatif_depth - lru_size : 0;
+}
+
+/* The LRU was emptied: so is the model beyond it. */
+static __always_inline void lru_restart(struct lru_cpu_state *st)
+{
+	struct lru_cpu_counters *c;
+
+	if (st->nonempty || st->ghost.len) {
+		c = cpu_counters_get();
+		if (c)
+			c->resets++;
+	}
+	st->ghost.len = 0;
+	st->nonempty = 0;
+}
+
+static __always_inline void trace_lost(struct lru_cpu_state *st)
+{
+	struct lru_cpu_counters *c = cpu_counters_get();
+
+	if (c)
+		c->events_lost++;
+	/* The replay of this CPU is broken: resend the LRU's content. */
+	st->trace_gap = 1;
+	st->trace_synced = 0;
+}
+
+static __always_inline void trace_sent(struct lru_cpu_state *st)
+{
+	struct lru_cpu_counters *c = cpu_counters_get();
+
+	if (c)
+		c->events++;
+	st->trace_gap = 0;
+}
+
+static __always_inline void trace_head(struct lru_event *e,
+				       struct lru_cpu_state *st)
+{
+	e->ts_ns = bpf_ktime_get_ns();
+	e->cpu = bpf_get_smp_processor_id();
+	e->flags = st->trace_gap ? LRU_EV_GAP : 0;
+	*(__u32 *)&e->pad[0] = 0;
+	*(__u16 *)&e->pad[4] = 0;
+}
+
+static __always_inline void trace_lookup(struct lru_cpu_state *st,
+					 const struct lru_result *r)
+{
+	struct lru_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		trace_lost(st);
+		return;
+	}
+	trace_head(e, st);
+	e->block = r->key.block;
+	e->dev = r->key.dev;
+	e->size = r->key.size;
+	e->slot = r->slot;
+	e->lru_size = r->lru_size;
+	e->outcome = r->outcome;
+	e->flags |= r->flags;
+	bpf_ringbuf_submit(e, 0);
+	trace_sent(st);
+}
+
+/* Counts r for its device and, with --trace, sends it. */
+static __always_inline void lru_account(struct lru_cpu_state *st,
+					const struct lru_result *r)
+{
+	struct lru_dev_stats *s;
+	struct lru_cpu_counters *c;
+
+	if (trace_events)
+		trace_lookup(st, r);
+	if (target_dev && r->key.dev != target_dev)
+		return;
+	s = map_lookup_or_init(&dev_stats, &r->key.dev, &zero_stats);
+	if (!s) {
+		c = cpu_counters_get();
+		if (c)
+			c->devs_dropped++;
+		return;
+	}
+	s->lookups++;
+	switch (r->outcome) {
+	case LRU_HIT:
+		s->hits++;
+		break;
+	case LRU_MISS_INSTALLED:
+		s->installed++;
+		break;
+	case LRU_MISS_NOT_INSTALLED:
+		s->not_installed++;
+		break;
+	case LRU_MISS_ABSENT:
+		s->absent++;
+		break;
+	default:
+		s->unsynced++;
+		break;
+	}
+	s->evictions += r->evicted;
+	if (r->dist >= 0 && r->dist < BHSCOPE_LRU_DEPTH_MAX)
+		s->dist[r->dist]++;
+}
+
+#endif /* BHSCOPE_LRU_STATE_BPF_H */

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Buffer-head LRU figures shared by bpf/lru.bpf.c and user space: per-device
+ * per-CPU counters, per-CPU counters, and the lookup events of --trace.
+ * Every counter is a cumulative u64: an interval is the difference of two
+ * snapshots, so nothing is ever reset under a running probe.
+ */
+#ifndef BHSCOPE_LRU_STATS_H
+#define BHSCOPE_LRU_STATS_H
+
+#include "bhscope.h"
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/*
+ * Largest BH_LRU_SIZE the entry scan handles: the range of the 2014
+ * CONFIG_BH_LRU_SIZE proposal (8..64). The real size is read from BTF.
+ */
+#define BHSCOPE_LRU_SLOTS_MAX	64
+
+/*
+ * Deepest LRU stack distance kept, and so the largest --whatif size. Hits
+ * give distances below BH_LRU_SIZE; deeper ones come from the ghost list.
+ */
+#define BHSCOPE_LRU_DEPTH_MAX	256
+
+/* A buffer head as the LRU matches it (fs/buffer.c lookup_bh_lru). */
+struct lru_key {
+	__u64 block;
+	__u32 dev;		/* kernel dev_t */
+	__u32 size;
+};
+
+/* What one lookup did, or what a non-lookup event says. */
+enum lru_outcome {
+	LRU_HIT,		/* in the LRU: slot = stack distance */
+	LRU_MISS_INSTALLED,	/* found in the page cache, put at slot 0 */
+	LRU_MISS_NOT_INSTALLED,	/* found, but the kernel skipped the install
+				 * (lru_cache_disabled(), isolated CPU) */
+	LRU_MISS_ABSENT,	/* not in the page cache */
+	LRU_UNSYNCED,		/* raced with another change of this CPU's LRU
+				 * (migrated, slept, preempted): unclassified */
+	LRU_NR_LOOKUP_OUTCOMES,
+	/* --trace only, not lookups: */
+	LRU_SNAPSHOT = LRU_NR_LOOKUP_OUTCOMES, /* the CPU's LRU holds key at
+				 * slot (a run of these gives its content) */
+	LRU_RESET,		/* the CPU's LRU was emptied (bhtune) */
+};
+
+/* lru_event.flags */
+#define LRU_EV_EMPTY	0x1	/* the LRU was empty at entry (invalidated) */
+#define LRU_EV_FRONT	0x2	/* unsynced, but the bh is now at slot 0 */
+#define LRU_EV_GAP	0x4	/* events of this CPU were lost before this */
+
+/*
+ * One record of the --trace stream: a lookup with its outcome, or a
+ * snapshot/reset of a CPU's LRU. 40 bytes, host byte order.
+ */
+struct lru_event {
+	__u64 ts_ns;		/* CLOCK_MONOTONIC */
+	__u64 block;
+	__u32 dev;		/* kernel dev_t */
+	__u32 size;
+	__u32 cpu;		/* whose LRU the outcome is about */
+	__s16 slot;		/* HIT, SNAPSHOT: the slot; else -1 */
+	__u16 lru_size;		/* the LRU's size at this event */
+	__u8 outcome;		/* enum lru_outcome */
+	__u8 flags;		/* LRU_EV_* */
+	__u8 pad[6];
+};
+
+/*
+ * A CPU's LRU content, sent as one ring buffer message; user space writes
+ * it to the trace as head.slot LRU_SNAPSHOT records (one per slot, or a
+ * single one with slot -1 when the LRU is empty).
+ */
+struct lru_snapshot_msg {
+	struct lru_event head;	/* outcome LRU_SNAPSHOT, slot = nr keys */
+	struct lru_key keys[BHSCOPE_LRU_SLOTS_MAX];
+};
+
+/* Per device, per CPU. */
+struct lru_dev_stats {
+	__u64 lookups;		/* every lookup that returned */
+	__u64 hits;
+	__u64 installed;
+	__u64 not_installed;
+	__u64 absent;
+	__u64 unsynced;
+	__u64 evictions;	/* installs into a full LRU */
+	/*
+	 * Stack distance of each classified lookup that would hit some LRU
+	 * size: hits at slot d (d < BH_LRU_SIZE), installed misses found at
+	 * depth d in the ghost list (d >= BH_LRU_SIZE, with --whatif).
+	 */
+	__u64 dist[BHSCOPE_LRU_DEPTH_MAX];
+};
+
+/* Per CPU, whatever the device. */
+struct lru_cpu_counters {
+	__u64 resets;		/* LRU found emptied: the model restarted */
+	__u64 invalidate_all;	/* invalidate_bh_lrus() calls */
+	__u64 invalidate_cpu;	/* invalidate_bh_lrus_cpu() calls */
+	__u64 install_calls;	/* bh_lru_install() calls, where hookable */
+	__u64 events;		/* --trace records written */
+	__u64 events_lost;	/* --trace records dropped: ring buffer full */
+	__u64 devs_dropped;	/* lookups of devices beyond BHSCOPE_MAX_DEVS */
+};
+
+#endif /* BHSCOPE_LRU_STATS_H */
