@@ -4,6 +4,8 @@
 #define BHSCOPE_COMMANDS_H
 
 int cmd_jbd2(int argc, char **argv);
+int cmd_lru(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 
 int cmd_record(int argc, char **argv);

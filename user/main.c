@@ -15,6 +15,10 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "lru", "buffer-head LRU per CPU: hit ratio, slots, misses, what-if curve",
+	  cmd_lru },
+	{ "simulate", "replay an 'lru --trace' file: the exact what-if curve",
+	  cmd_simulate },
 	{ "jbd2", "jbd2 commit batching per journal: commits, handles, phases",
 	  cmd_jbd2 },
 	{ "record", "run a workload under tracing, write one JSON record",

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bhscope lru: live per-CPU buffer-head LRU statistics and the what-if
+ * curve, with --trace for an offline replay (bhscope simulate).
+ */
+#include <argp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "env.h"
+#include "lru_load.h"
+#include "lru_probes.h"
+#include "lru_recorder.h"
+#include "lru_report.h"
+#include "lru_selfcost.h"
+#include "ticker.h"
+
+enum {
+	OPT_TRACE = 0x100,
+	OPT_TRACE_BUFFER,
+	OPT_PROBES,
+	OPT_SELF_COST,
+	OPT_HOOK,
+};
+
+struct lru_opts {
+	struct cli_common common;
+	int whatif;
+	const char *trace;
+	unsigned int trace_mb;
+	bool probes;
+	bool self_cost;
+	enum lru_mode mode;
+};
+
+static const char lru_doc[] =
+	"Live per-CPU buffer-head LRU (fs/buffer.c bh_lrus) statistics per "
+	"device and per CPU: lookups per second, hit ratio, misses (installed "
+	"in the LRU, found but not installed, absent from the page cache), "
+	"evictions and the hit-slot histogram; and the what-if curve: the hit "
+	"ratio every LRU size would have given, from one run of an unmodified "
+	"kernel.\v"
+	"Hooks are chosen at run time, best first: bhtune.ko's tracepoints when "
+	"the module owns the LRU, fentry/fexit on the lookup, kprobes, and "
+	"last the block:block_touch_buffer tracepoint, which counts hits only. "
+	"--probes tells which hook gives each figure here, and why any is "
+	"missing.\n\n"
+	"--trace writes a binary file: a header, then 40-byte records (cpu, "
+	"dev, block, size, outcome, slot); see user/lru_trace.h.\n\n"
+	"Examples:\n"
+	"  bhscope lru                     # each second, until Ctrl-C\n"
+	"  bhscope lru -C -d ram0 5 3      # per CPU, ram0 only, three 5 s reports\n"
+	"  bhscope lru --whatif 64 10 1    # hit ratio at LRU sizes 1..64, over 10 s\n"
+	"  bhscope lru --trace lru.trace 10 1\n"
+	"  bhscope simulate lru.trace --sizes 1-64   # the same curve, offline\n"
+	"  bhscope lru --probes            # which hook gives each figure here\n"
+	"  bhscope lru --self-cost 5 1     # what the probes cost per lookup";
+
+static const struct argp_option lru_options[] = {
+	{ "whatif", 'w', "N", 0,
+	  "What-if curve: the hit ratio at every LRU size 1..N (N <= 256)", 0 },
+	{ "trace", OPT_TRACE, "FILE", 0,
+	  "Record every lookup to FILE, for 'bhscope simulate'", 0 },
+	{ "trace-buffer", OPT_TRACE_BUFFER, "MB", 0,
+	  "Ring buffer for --trace, MiB, a power of 2 (default 16)", 0 },
+	{ "probes", OPT_PROBES, NULL, 0,
+	  "Print which hook each figure comes from on this kernel, and exit", 0 },
+	{ "self-cost", OPT_SELF_COST, NULL, 0,
+	  "Print the probes' own run time per event (kernel BPF stats)", 0 },
+	{ "hook", OPT_HOOK, "KIND", 0,
+	  "auto (default), bhtune, fentry, kprobe or tracepoint", 0 },
+	{ 0 },
+};
+
+static bool power_of_2(unsigned long v)
+{
+	return v && !(v & (v - 1));
+}
+
+static error_t lru_parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct lru_opts *o = state->input;
+	char *end;
+	long v;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->common;
+		break;
+	case 'w':
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || *end || v < 1 || v > BHSCOPE_LRU_DEPTH_MAX)
+			argp_error(state, "invalid --whatif '%s': want 1 to %d",
+				   arg, BHSCOPE_LRU_DEPTH_MAX);
+		o->whatif = v;
+		break;
+	case OPT_TRACE:
+		o->trace = arg;
+		break;
+	case OPT_TRACE_BUFFER:
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || *end || v < 1 || v > 1024 || !power_of_2(v))
+			argp_error(state,
+				   "invalid --trace-buffer '%s': want MiB, a power of 2 up to 1024",
+				   arg);
+		o->trace_mb = v;
+		break;
+	case OPT_PROBES:
+		o->probes = true;
+		break;
+	case OPT_SELF_COST:
+		o->self_cost = true;
+		break;
+	case OPT_HOOK:
+		if (lru_mode_parse(arg, &o->mode))
+			argp_error(state,
+				   "invalid --hook '%s': want auto, bhtune, fentry, kprobe or tracepoint",
+				   arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child lru_children[] = {
+	{ &cli_common_argp, 0, NULL, 0 },
+	{ 0 },
+};
+
+static const struct argp lru_argp = {
+	.options = lru_options,
+	.parser = lru_parse_opt,
+	.args_doc = "[INTERVAL [COUNT]]",
+	.doc = lru_doc,
+	.children = lru_children,
+};
+
+static int print_probes(const struct lru_opts *o, struct lru_session *s,
+			bool loaded)
+{
+	struct json_object *j;
+
+	if (o->common.json) {
+		j = lru_probes_json(s, loaded);
+		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+		json_object_put(j);
+	} else {
+		lru_probes_print(stdout, s, loaded);
+	}
+	return 0;
+}
+
+static void say_what_is_missing(const struct lru_opts *o,
+				const struct lru_session *s)
+{
+	if (s->mode == LRU_MODE_TRACEPOINT)
+		fprintf(stderr,
+			"bhscope: counting LRU hits only (block:block_touch_buffer); lookups, misses, hit slots and the what-if curve need fentry or kprobes on the lookup: fentry: %s; kprobe: %s\n",
+			s->tried[LRU_MODE_FENTRY], s->tried[LRU_MODE_KPROBE]);
+	/* On stderr even with -j: scripts wait for it to start a workload. */
+	fprintf(stderr, "Tracing the buffer-head LRU (%s)%s%s... Ctrl-C to end.\n",
+		s->hook, o->common.dev_arg ? " on " : "",
+		o->common.dev_arg ? o->common.dev_arg : "");
+}
+
+static int report(const struct lru_opts *o, struct lru_report_ctx *ctx,
+		  struct lru_session *s, struct lru_selfcost *cost,
+		  const struct lru_snapshot *cur, const struct lru_snapshot *prev)
+{
+	struct lru_snapshot delta;
+	struct json_object *j;
+	int err = lru_snapshot_delta(&delta, cur, prev);
+
+	if (err)
+		return err;
+	ctx->elapsed_s = ticker_elapsed();
+	ctx->lru_size = lru_session_lru_size(s);
+	if (cost && lru_selfcost_read(cost, s) == 0)
+		ctx->selfcost = cost;
+	if (o->common.json) {
+		j = lru_report_json(ctx, &delta);
+		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+		fflush(stdout);
+		json_object_put(j);
+	} else {
+		lru_report_text(stdout, ctx, &delta);
+	}
+	lru_snapshot_free(&delta);
+	return 0;
+}
+
+static int trace_loop(const struct lru_opts *o, struct lru_session *s,
+		      struct lru_selfcost *cost)
+{
+	struct lru_snapshot prev = { .nr_cpus = s->nr_cpus }, cur;
+	struct lru_report_ctx ctx = {
+		.per_cpu = o->common.per_cpu,
+		.timestamps = o->common.timestamps,
+		.whatif = lru_session_has_lookups(s) ? o->whatif : 0,
+		.session = s,
+	};
+	int err = 0;
+
+	for (long n = 1; !err; n++) {
+		bool more = ticker_wait(o->common.interval_s);
+
+		cur = (struct lru_snapshot){ .nr_cpus = s->nr_cpus };
+		err = lru_read_snapshot(s, &cur);
+		ctx.final = !more || (o->common.count && n >= o->common.count);
+		if (!err)
+			err = report(o, &ctx, s, cost, &cur, &prev);
+		lru_snapshot_free(&prev);
+		prev = cur;
+		if (ctx.final)
+			break;
+	}
+	lru_snapshot_free(&prev);
+	return err;
+}
+
+/* Lost events of the whole run, from the per-CPU counters. */
+static uint64_t events_lost(struct lru_session *s)
+{
+	struct lru_snapshot snap = { .nr_cpus = s->nr_cpus };
+	struct lru_cpu_counters c = {};
+
+	if (!lru_read_snapshot(s, &snap))
+		lru_snapshot_counters_total(&snap, &c);
+	lru_snapshot_free(&snap);
+	return c.events_lost;
+}
+
+static int finish_trace(const struct lru_opts *o, struct lru_session *s,
+			struct lru_recorder *rec)
+{
+	uint64_t lost = events_lost(s);
+	uint64_t records = rec->w.h.records;
+	int err = lru_recorder_stop(rec, lost);
+
+	if (err) {
+		fprintf(stderr, "bhscope: writing the trace %s failed: %s\n",
+			o->trace, strerror(-err));
+		return err;
+	}
+	fprintf(stderr, "bhscope: trace %s: %llu records, %llu events lost%s\n",
+		o->trace, (unsigned long long)records,
+		(unsigned long long)lost,
+		lost ? " (raise --trace-buffer; the replay is approximate beyond the LRU size)" : "");
+	return 0;
+}
+
+int cmd_lru(int argc, char **argv)
+{
+	struct lru_opts o = { .trace_mb = 16 };
+	struct lru_selfcost cost = { .stats_fd = -1 };
+	struct lru_recorder rec = {};
+	struct lru_load_opts lo;
+	struct lru_session s;
+	int err;
+
+	cli_common_init(&o.common);
+	if (argp_parse(&lru_argp, argc, argv, 0, NULL, &o))
+		return 64;
+	if (env_prepare_tracing())
+		return 1;
+	env_setup_libbpf_logging();
+	if (o.self_cost && (err = lru_selfcost_enable(&cost))) {
+		fprintf(stderr,
+			"bhscope: cannot turn on the kernel's BPF run-time statistics: %s (needs CAP_SYS_ADMIN)\n",
+			strerror(-err));
+		return 1;
+	}
+	lo = (struct lru_load_opts){
+		.kdev = o.common.kdev,
+		.whatif = o.whatif,
+		.trace = o.trace != NULL,
+		.trace_bytes = o.trace_mb << 20,
+		.mode = o.mode,
+	};
+	err = lru_load(&s, &lo);
+	if (o.probes) {
+		print_probes(&o, &s, !err);
+		lru_unload(&s);
+		lru_selfcost_disable(&cost);
+		return 0;
+	}
+	if (err)
+		goto out;
+	if (o.trace) {
+		err = lru_recorder_start(&rec, lru_events_fd(&s), o.trace,
+					 lru_session_lru_size(&s), s.nr_cpus,
+					 s.hook);
+		if (err) {
+			fprintf(stderr, "bhscope: cannot record to %s: %s\n",
+				o.trace, strerror(-err));
+			goto out;
+		}
+	}
+	ticker_install_signals();
+	say_what_is_missing(&o, &s);
+	err = trace_loop(&o, &s, o.self_cost ? &cost : NULL);
+	if (err)
+		fprintf(stderr, "bhscope: reading the LRU maps failed: %s\n",
+			strerror(-err));
+	if (o.trace)
+		err = finish_trace(&o, &s, &rec) ?: err;
+out:
+	lru_unload(&s);
+	lru_selfcost_disable(&cost);
+	return err ? 1 : 0;
+}

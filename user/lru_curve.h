@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The what-if curve: the hit ratio an LRU of each size would have had.
+ * The kernel's LRU is a true LRU stack (hits and installs go to slot 0),
+ * so by the inclusion property a lookup hits an LRU of size k exactly when
+ * its stack distance is below k: the curve is the cumulative distance
+ * histogram over the classified lookups.
+ */
+#ifndef BHSCOPE_LRU_CURVE_H
+#define BHSCOPE_LRU_CURVE_H
+
+#include <stdint.h>
+
+#include "lru_stats.h"
+
+/* Lookups classified as a hit or a miss; unsynced ones are neither. */
+uint64_t lru_classified(const struct lru_dev_stats *s);
+
+/* Hits over classified lookups, as measured; NAN if there are none. */
+double lru_hit_ratio(const struct lru_dev_stats *s);
+
+/*
+ * ratio[k - 1] = the hit ratio at LRU size k, for k = 1..n
+ * (n <= BHSCOPE_LRU_DEPTH_MAX); NAN everywhere without classified lookups.
+ */
+void lru_curve(const struct lru_dev_stats *s, double *ratio, int n);
+
+#endif /* BHSCOPE_LRU_CURVE_H */

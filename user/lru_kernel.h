@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the running kernel offers the LRU tracer: BH_LRU_SIZE from its BTF,
+ * which lookup functions are symbols, whether kprobes exist, and bhtune.ko.
+ */
+#ifndef BHSCOPE_LRU_KERNEL_H
+#define BHSCOPE_LRU_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Functions the tracer hooks, as /proc/kallsyms lists them. */
+struct lru_symbols {
+	bool find_get_block_common;	/* 6.15+ and backports (6.12.31+) */
+	bool find_get_block;		/* __find_get_block */
+	bool invalidate_all;		/* invalidate_bh_lrus */
+	bool invalidate_cpu;		/* invalidate_bh_lrus_cpu */
+	bool install;			/* bh_lru_install (inlined on 6.1-6.18) */
+	bool bh_lrus;			/* the per-CPU LRU itself: a data
+					 * symbol, listed with KALLSYMS_ALL */
+};
+
+/* Reads /proc/kallsyms once. Returns 0 or a negative errno. */
+int lru_kernel_symbols(struct lru_symbols *s);
+
+/* Same, from any kallsyms-format stream (unit tests). */
+void lru_symbols_parse(FILE *kallsyms, struct lru_symbols *s);
+
+/*
+ * BH_LRU_SIZE: the element count of struct bh_lru's bhs[] in the kernel's
+ * BTF. Returns it, or a negative errno with a one-line reason in why.
+ */
+int lru_kernel_slots(char *why, size_t len);
+
+/* True when the kernel can attach kprobes (tracefs kprobe_events exists). */
+bool lru_kernel_has_kprobes(void);
+
+/* True when bhtune.ko's tracepoints exist (the module owns the LRU). */
+bool lru_bhtune_loaded(void);
+
+/* bhtune's lru_size parameter, or a negative errno. */
+int lru_bhtune_lru_size(void);
+
+/*
+ * Checks that the bhtune tracepoints' fields sit where bpf/lru.bpf.c reads
+ * them. Returns 0, or -1 with the first difference in why.
+ */
+int lru_bhtune_check_format(char *why, size_t len);
+
+/*
+ * Offset and size of a field in a tracepoint format stream ("field:TYPE
+ * NAME; offset:N; size:M; ..."). Returns 0, or -1 if it is not there.
+ */
+int tp_format_field(FILE *format, const char *name, int *offset, int *size);
+
+#endif /* BHSCOPE_LRU_KERNEL_H */

@@ -1,0 +1,632 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "env.h"
+#include "lru.skel.h"
+#include "lru_kernel.h"
+#include "lru_load.h"
+#include "probe_reason.h"
+
+const char *const lru_mode_names[LRU_NR_MODES] = {
+	[LRU_MODE_AUTO] = "auto",
+	[LRU_MODE_BHTUNE] = "bhtune",
+	[LRU_MODE_FENTRY] = "fentry",
+	[LRU_MODE_KPROBE] = "kprobe",
+	[LRU_MODE_TRACEPOINT] = "tracepoint",
+};
+
+const char *const lru_figure_keys[LRU_NR_FIGURES] = {
+	[LRU_FIG_LRU_SIZE] = "lru_size",
+	[LRU_FIG_LOOKUPS] = "lookups",
+	[LRU_FIG_HITS] = "hits",
+	[LRU_FIG_SLOTS] = "slots",
+	[LRU_FIG_MISSES] = "misses",
+	[LRU_FIG_EVICTIONS] = "evictions",
+	[LRU_FIG_WHATIF] = "whatif",
+	[LRU_FIG_INVALIDATIONS] = "invalidations",
+	[LRU_FIG_INSTALLS] = "install_calls",
+	[LRU_FIG_TRACE] = "trace",
+};
+
+const char *const lru_figure_names[LRU_NR_FIGURES] = {
+	[LRU_FIG_LRU_SIZE] = "LRU size",
+	[LRU_FIG_LOOKUPS] = "lookups",
+	[LRU_FIG_HITS] = "hits",
+	[LRU_FIG_SLOTS] = "hit slots",
+	[LRU_FIG_MISSES] = "misses",
+	[LRU_FIG_EVICTIONS] = "evictions",
+	[LRU_FIG_WHATIF] = "what-if curve",
+	[LRU_FIG_INVALIDATIONS] = "invalidations",
+	[LRU_FIG_INSTALLS] = "install calls",
+	[LRU_FIG_TRACE] = "trace",
+};
+
+int lru_mode_parse(const char *s, enum lru_mode *mode)
+{
+	for (int m = 0; m < LRU_NR_MODES; m++) {
+		if (!strcmp(s, lru_mode_names[m])) {
+			*mode = m;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* The lookup every hook pair attaches to on this kernel. */
+struct lookup_target {
+	const char *func;	/* NULL: neither is a symbol */
+	bool common;		/* find_get_block_common(bdev, block, size, atomic) */
+};
+
+enum hook_kind { HOOK_FENTRY, HOOK_FEXIT, HOOK_KPROBE, HOOK_KRETPROBE, HOOK_TP };
+
+static const char *const hook_kind_names[] = {
+	[HOOK_FENTRY] = "fentry",
+	[HOOK_FEXIT] = "fexit",
+	[HOOK_KPROBE] = "kprobe",
+	[HOOK_KRETPROBE] = "kretprobe",
+	[HOOK_TP] = "tracepoint",
+};
+
+static void __attribute__((format(printf, 3, 4)))
+fig_from(struct lru_session *s, enum lru_figure_id id, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->fig[id].available = true;
+	va_start(ap, fmt);
+	vsnprintf(s->fig[id].source, sizeof(s->fig[id].source), fmt, ap);
+	va_end(ap);
+}
+
+static void __attribute__((format(printf, 3, 4)))
+fig_missing(struct lru_session *s, enum lru_figure_id id, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->fig[id].available = false;
+	va_start(ap, fmt);
+	vsnprintf(s->fig[id].why, sizeof(s->fig[id].why), fmt, ap);
+	va_end(ap);
+}
+
+static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size)
+{
+	struct lru_bpf *skel = lru_bpf__open();
+	struct bpf_program *p;
+
+	if (!skel)
+		return NULL;
+	skel->rodata->target_dev = o->kdev;
+	skel->rodata->lru_slots = lru_size > 0 ? lru_size : 16;
+	skel->rodata->whatif_depth = o->whatif;
+	skel->rodata->trace_events = o->trace;
+	bpf_map__set_max_entries(skel->maps.events,
+				 o->trace ? o->trace_bytes : (uint32_t)getpagesize());
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, false);
+	return skel;
+}
+
+/* Attaches prog; target is a function, or "category:name" for HOOK_TP. */
+static int attach(struct lru_session *s, struct bpf_program *prog,
+		  enum hook_kind kind, const char *target, bool per_lookup)
+{
+	struct bpf_link *link = NULL;
+	struct lru_attached *a;
+	char category[64];
+	const char *colon;
+
+	if (s->nr_att >= LRU_MAX_ATTACHED)
+		return -E2BIG;
+	switch (kind) {
+	case HOOK_FENTRY:
+	case HOOK_FEXIT:
+		link = bpf_program__attach_trace(prog);
+		break;
+	case HOOK_KPROBE:
+	case HOOK_KRETPROBE:
+		link = bpf_program__attach_kprobe(prog, kind == HOOK_KRETPROBE,
+						  target);
+		break;
+	case HOOK_TP:
+		colon = strchr(target, ':');
+		snprintf(category, sizeof(category), "%.*s",
+			 (int)(colon - target), target);
+		link = bpf_program__attach_tracepoint(prog, category, colon + 1);
+		break;
+	}
+	if (!link)
+		return -errno;
+	a = &s->att[s->nr_att++];
+	a->prog = prog;
+	a->link = link;
+	a->per_lookup = per_lookup;
+	snprintf(a->what, sizeof(a->what), "%s %s", hook_kind_names[kind],
+		 target);
+	return 0;
+}
+
+static void detach_all(struct lru_session *s)
+{
+	for (int i = 0; i < s->nr_att; i++)
+		bpf_link__destroy(s->att[i].link);
+	s->nr_att = 0;
+}
+
+static void drop_skel(struct lru_session *s)
+{
+	detach_all(s);
+	lru_bpf__destroy(s->skel);
+	s->skel = NULL;
+}
+
+static int load_skel(struct lru_session *s, struct lru_bpf *skel,
+		     const char *kind, const char *target, char *why,
+		     size_t len)
+{
+	int err = lru_bpf__load(skel);
+
+	if (err == -EACCES) {
+		/* From BPF_PROG_LOAD, EACCES is the verifier saying no. */
+		snprintf(why, len,
+			 "the verifier rejected the %s programs for %s (BHSCOPE_DEBUG=1 prints its log)",
+			 kind, target);
+		lru_bpf__destroy(skel);
+		return err;
+	}
+	if (err) {
+		probe_reason(why, len, kind, target, err);
+		lru_bpf__destroy(skel);
+		return err;
+	}
+	s->skel = skel;
+	return 0;
+}
+
+static void figures_trace(struct lru_session *s, const struct lru_load_opts *o)
+{
+	if (o->trace)
+		fig_from(s, LRU_FIG_TRACE,
+			 "ring buffer of %u KiB, written by the lookup's exit",
+			 o->trace_bytes / 1024);
+	else
+		fig_missing(s, LRU_FIG_TRACE, "not asked for (--trace FILE)");
+}
+
+static void figures_whatif(struct lru_session *s, const struct lru_load_opts *o,
+			   const char *distances)
+{
+	if (!o->whatif)
+		fig_missing(s, LRU_FIG_WHATIF,
+			    "not asked for (--whatif N): would come from %s",
+			    distances);
+	else
+		fig_from(s, LRU_FIG_WHATIF, "%s", distances);
+}
+
+static int try_bhtune(struct lru_session *s, const struct lru_load_opts *o,
+		      char *why, size_t len)
+{
+	struct lru_bpf *skel;
+	int n, err;
+
+	if (!lru_bhtune_loaded()) {
+		snprintf(why, len, "bhtune.ko is not loaded (no bhtune tracepoints)");
+		return -ENOENT;
+	}
+	if (lru_bhtune_check_format(why, len))
+		return -EPROTO;
+	n = lru_bhtune_lru_size();
+	if (n <= 0) {
+		snprintf(why, len, "cannot read bhtune's lru_size parameter: %s",
+			 strerror(-n));
+		return n ?: -EINVAL;
+	}
+	s->lru_size = n;
+	skel = open_skel(o, n);
+	if (!skel) {
+		snprintf(why, len, "cannot open the LRU BPF object: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	bpf_program__set_autoload(skel->progs.tp_bhtune_lookup, true);
+	bpf_program__set_autoload(skel->progs.tp_bhtune_invalidate, true);
+	err = load_skel(s, skel, "tracepoint", "bhtune:bhtune_lookup", why, len);
+	if (err)
+		return err;
+	err = attach(s, skel->progs.tp_bhtune_lookup, HOOK_TP,
+		     "bhtune:bhtune_lookup", true) ?:
+	      attach(s, skel->progs.tp_bhtune_invalidate, HOOK_TP,
+		     "bhtune:bhtune_invalidate", false);
+	if (err) {
+		probe_reason(why, len, "tracepoint", "bhtune:*", err);
+		drop_skel(s);
+		return err;
+	}
+	snprintf(s->hook, sizeof(s->hook), "tracepoint:bhtune:bhtune_lookup");
+	fig_from(s, LRU_FIG_LRU_SIZE,
+		 "bhtune's lru_size parameter (%d at start), and each lookup's lru_size",
+		 n);
+	for (int f = LRU_FIG_LOOKUPS; f <= LRU_FIG_EVICTIONS; f++)
+		fig_from(s, f, "tracepoint bhtune:bhtune_lookup");
+	figures_whatif(s, o,
+		       "bhtune's hit slots, and a ghost list of its evictions");
+	fig_from(s, LRU_FIG_INVALIDATIONS,
+		 "tracepoint bhtune:bhtune_invalidate (counted as resets)");
+	fig_missing(s, LRU_FIG_INSTALLS,
+		    "bhtune installs inside its lookup; counted as installed misses");
+	figures_trace(s, o);
+	return 0;
+}
+
+/* invalidate_bh_lrus{,_cpu} and bh_lru_install: counters, best effort. */
+static void attach_optional(struct lru_session *s, bool fentry,
+			    const struct lru_symbols *sym, bool loaded,
+			    const char *load_why)
+{
+	enum hook_kind kind = fentry ? HOOK_FENTRY : HOOK_KPROBE;
+	struct lru_bpf *k = s->skel;
+	char inval[160] = "", why[320] = "";
+	int err;
+
+	if (!sym->invalidate_all && !sym->invalidate_cpu)
+		snprintf(why, sizeof(why),
+			 "invalidate_bh_lrus is not in /proc/kallsyms");
+	else if (!loaded)
+		snprintf(why, sizeof(why), "%s", load_why);
+	if (loaded && sym->invalidate_all) {
+		err = attach(s, fentry ? k->progs.fentry_invalidate_all :
+					 k->progs.kprobe_invalidate_all,
+			     kind, "invalidate_bh_lrus", false);
+		if (err)
+			probe_reason(why, sizeof(why), hook_kind_names[kind],
+				     "invalidate_bh_lrus", err);
+		else
+			snprintf(inval, sizeof(inval), "%s invalidate_bh_lrus",
+				 hook_kind_names[kind]);
+	}
+	if (loaded && sym->invalidate_cpu) {
+		err = attach(s, fentry ? k->progs.fentry_invalidate_cpu :
+					 k->progs.kprobe_invalidate_cpu,
+			     kind, "invalidate_bh_lrus_cpu", false);
+		if (!err)
+			snprintf(inval + strlen(inval),
+				 sizeof(inval) - strlen(inval), "%s%s %s",
+				 inval[0] ? ", " : "", hook_kind_names[kind],
+				 "invalidate_bh_lrus_cpu");
+	}
+	if (inval[0])
+		fig_from(s, LRU_FIG_INVALIDATIONS,
+			 "%s; an emptied LRU is also seen at the next lookup (resets)",
+			 inval);
+	else
+		fig_missing(s, LRU_FIG_INVALIDATIONS,
+			    "%s; an emptied LRU is still seen at the next lookup (resets)",
+			    why);
+
+	if (!sym->install) {
+		fig_missing(s, LRU_FIG_INSTALLS,
+			    "bh_lru_install is not a symbol on this kernel (inlined into the lookup); installs are counted at the lookup's exit");
+		return;
+	}
+	err = loaded ? attach(s, fentry ? k->progs.fentry_install :
+					  k->progs.kprobe_install,
+			      kind, "bh_lru_install", false) : -ENOENT;
+	if (!err)
+		fig_from(s, LRU_FIG_INSTALLS, "%s bh_lru_install",
+			 hook_kind_names[kind]);
+	else if (!loaded)
+		fig_missing(s, LRU_FIG_INSTALLS, "%s", load_why);
+	else
+		probe_reason(s->fig[LRU_FIG_INSTALLS].why,
+			     sizeof(s->fig[LRU_FIG_INSTALLS].why),
+			     hook_kind_names[kind], "bh_lru_install", err);
+}
+
+static void figures_lookups(struct lru_session *s,
+			    const struct lru_load_opts *o, bool fentry,
+			    const char *func)
+{
+	char distances[160];
+
+	fig_from(s, LRU_FIG_LRU_SIZE,
+		 "BH_LRU_SIZE %d, from struct bh_lru in the kernel's BTF",
+		 s->lru_size);
+	fig_from(s, LRU_FIG_LOOKUPS, "%s %s", fentry ? "fentry+fexit" :
+		 "kprobe+kretprobe", func);
+	fig_from(s, LRU_FIG_HITS,
+		 "%s %s: the key found in this CPU's bh_lrus, in slot 0 on return",
+		 fentry ? "fentry" : "kprobe", func);
+	fig_from(s, LRU_FIG_SLOTS, "%s %s: scan of this CPU's bh_lrus",
+		 fentry ? "fentry" : "kprobe", func);
+	fig_from(s, LRU_FIG_MISSES,
+		 "%s %s: the return value, and whether it is now in slot 0",
+		 fentry ? "fexit" : "kretprobe", func);
+	fig_from(s, LRU_FIG_EVICTIONS,
+		 "installs while slot %d of bh_lrus was used at entry",
+		 s->lru_size - 1);
+	if (o->whatif > s->lru_size)
+		snprintf(distances, sizeof(distances),
+			 "hit slots (sizes 1-%d) and a ghost list of evicted entries (sizes %d-%d)",
+			 s->lru_size, s->lru_size + 1, o->whatif);
+	else
+		snprintf(distances, sizeof(distances),
+			 "hit slots (sizes 1-%d); larger sizes from a ghost list of evicted entries",
+			 s->lru_size);
+	figures_whatif(s, o, distances);
+	figures_trace(s, o);
+}
+
+static int try_lookups(struct lru_session *s, const struct lru_load_opts *o,
+		       bool fentry, const struct lookup_target *t,
+		       const struct lru_symbols *sym, char *why, size_t len)
+{
+	const char *kind = fentry ? "fentry/fexit" : "kprobe/kretprobe";
+	struct bpf_program *entry, *exit;
+	char optional_why[320] = "";
+	bool optional = sym->invalidate_all || sym->invalidate_cpu || sym->install;
+	struct lru_bpf *skel;
+	int err;
+
+	if (!fentry && !lru_kernel_has_kprobes()) {
+		snprintf(why, len,
+			 "this kernel has no kprobes (no kprobe_events in tracefs: CONFIG_KPROBES or CONFIG_KPROBE_EVENTS is off)");
+		return -EOPNOTSUPP;
+	}
+retry:
+	skel = open_skel(o, s->lru_size);
+	if (!skel) {
+		snprintf(why, len, "cannot open the LRU BPF object: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	entry = fentry ? skel->progs.fentry_lookup : skel->progs.kprobe_lookup;
+	exit = !fentry ? skel->progs.kretprobe_lookup :
+	       t->common ? skel->progs.fexit_lookup_common :
+			   skel->progs.fexit_lookup;
+	bpf_program__set_autoload(entry, true);
+	bpf_program__set_autoload(exit, true);
+	if (fentry) {
+		bpf_program__set_attach_target(entry, 0, t->func);
+		bpf_program__set_attach_target(exit, 0, t->func);
+	}
+	if (optional) {
+		bpf_program__set_autoload(fentry ? skel->progs.fentry_invalidate_all :
+						   skel->progs.kprobe_invalidate_all,
+					  sym->invalidate_all);
+		bpf_program__set_autoload(fentry ? skel->progs.fentry_invalidate_cpu :
+						   skel->progs.kprobe_invalidate_cpu,
+					  sym->invalidate_cpu);
+		bpf_program__set_autoload(fentry ? skel->progs.fentry_install :
+						   skel->progs.kprobe_install,
+					  sym->install);
+	}
+	err = load_skel(s, skel, kind, t->func, why, len);
+	if (err == -ENOENT && !sym->bh_lrus) {
+		/* The verifier resolves the bh_lrus ksym through kallsyms. */
+		snprintf(why, len,
+			 "bh_lrus is not in /proc/kallsyms (CONFIG_KALLSYMS_ALL is off), so BPF cannot read the LRU");
+		return err;
+	}
+	if (err && optional) {
+		/* Perhaps only a counter failed: retry with the lookups alone. */
+		probe_reason(optional_why, sizeof(optional_why), kind,
+			     "invalidate_bh_lrus/bh_lru_install", err);
+		optional = false;
+		goto retry;
+	}
+	if (err)
+		return err;
+	entry = fentry ? s->skel->progs.fentry_lookup : s->skel->progs.kprobe_lookup;
+	exit = !fentry ? s->skel->progs.kretprobe_lookup :
+	       t->common ? s->skel->progs.fexit_lookup_common :
+			   s->skel->progs.fexit_lookup;
+	err = attach(s, entry, fentry ? HOOK_FENTRY : HOOK_KPROBE, t->func, true) ?:
+	      attach(s, exit, fentry ? HOOK_FEXIT : HOOK_KRETPROBE, t->func, true);
+	if (err) {
+		probe_reason(why, len, kind, t->func, err);
+		drop_skel(s);
+		return err;
+	}
+	snprintf(s->hook, sizeof(s->hook), "%s:%s", fentry ? "fentry" : "kprobe",
+		 t->func);
+	figures_lookups(s, o, fentry, t->func);
+	attach_optional(s, fentry, sym, optional, optional_why);
+	return 0;
+}
+
+static int try_tracepoint(struct lru_session *s, const struct lru_load_opts *o,
+			  char *why, size_t len)
+{
+	struct lru_bpf *skel;
+	int err;
+
+	if (!env_tracepoint_exists("block", "block_touch_buffer")) {
+		snprintf(why, len, "this kernel has no block:block_touch_buffer tracepoint");
+		return -ENOENT;
+	}
+	skel = open_skel(o, s->lru_size);
+	if (!skel) {
+		snprintf(why, len, "cannot open the LRU BPF object: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	bpf_program__set_autoload(skel->progs.tp_touch_buffer, true);
+	err = load_skel(s, skel, "tracepoint", "block:block_touch_buffer", why,
+			len);
+	if (err)
+		return err;
+	err = attach(s, skel->progs.tp_touch_buffer, HOOK_TP,
+		     "block:block_touch_buffer", false);
+	if (err) {
+		probe_reason(why, len, "tracepoint", "block:block_touch_buffer",
+			     err);
+		drop_skel(s);
+		return err;
+	}
+	snprintf(s->hook, sizeof(s->hook), "tracepoint:block:block_touch_buffer");
+	if (s->lru_size > 0)
+		fig_from(s, LRU_FIG_LRU_SIZE,
+			 "BH_LRU_SIZE %d, from struct bh_lru in the kernel's BTF",
+			 s->lru_size);
+	fig_from(s, LRU_FIG_HITS,
+		 "tracepoint block:block_touch_buffer (touch_buffer() runs on the LRU-hit branch of the lookup only)");
+	/* The reasons are in s->tried, said once by --probes. */
+	for (int f = LRU_FIG_LOOKUPS; f < LRU_NR_FIGURES; f++)
+		if (f != LRU_FIG_HITS)
+			fig_missing(s, f,
+				    "needs fentry or kprobes on the lookup, and neither works here");
+	if (!o->trace)
+		fig_missing(s, LRU_FIG_TRACE,
+			    "not asked for (--trace FILE), and it needs fentry or kprobes on the lookup");
+	return 0;
+}
+
+/* One line: why every mode that was tried failed. */
+static void print_failure(const struct lru_session *s)
+{
+	fprintf(stderr, "bhscope: cannot trace the buffer-head LRU:");
+	for (int m = LRU_MODE_BHTUNE; m < LRU_NR_MODES; m++)
+		if (s->tried[m][0])
+			fprintf(stderr, " %s: %s;", lru_mode_names[m], s->tried[m]);
+	fprintf(stderr, " run 'bhscope lru --probes' for details\n");
+}
+
+static bool wanted(const struct lru_load_opts *o, enum lru_mode m)
+{
+	return o->mode == LRU_MODE_AUTO || o->mode == m;
+}
+
+int lru_load(struct lru_session *s, const struct lru_load_opts *o)
+{
+	struct lru_symbols sym = {};
+	struct lookup_target t = {};
+	char slots_why[256] = "";
+	int err = -ENOENT;
+
+	memset(s, 0, sizeof(*s));
+	s->nr_cpus = libbpf_num_possible_cpus();
+	if (s->nr_cpus <= 0) {
+		fprintf(stderr, "bhscope: cannot count the possible CPUs: %s\n",
+			strerror(-s->nr_cpus));
+		return s->nr_cpus ?: -EINVAL;
+	}
+	if (wanted(o, LRU_MODE_BHTUNE)) {
+		err = try_bhtune(s, o, s->tried[LRU_MODE_BHTUNE],
+				 sizeof(s->tried[0]));
+		if (!err) {
+			s->mode = LRU_MODE_BHTUNE;
+			return 0;
+		}
+		/* The module owns the LRU: the kernel's stays empty. */
+		if (o->mode == LRU_MODE_BHTUNE || lru_bhtune_loaded())
+			goto fail;
+	}
+
+	err = lru_kernel_symbols(&sym);
+	if (!err && !sym.find_get_block_common && !sym.find_get_block)
+		err = -ENOENT;
+	t.common = sym.find_get_block_common;
+	t.func = t.common ? "find_get_block_common" : "__find_get_block";
+	s->lru_size = lru_kernel_slots(slots_why, sizeof(slots_why));
+	for (int m = LRU_MODE_FENTRY; m <= LRU_MODE_KPROBE; m++) {
+		char *why = s->tried[m];
+
+		if (!wanted(o, m))
+			continue;
+		if (err)
+			snprintf(why, sizeof(s->tried[m]),
+				 "neither find_get_block_common nor __find_get_block is in /proc/kallsyms");
+		else if (s->lru_size <= 0)
+			snprintf(why, sizeof(s->tried[m]), "%s", slots_why);
+
+		else if (!try_lookups(s, o, m == LRU_MODE_FENTRY, &t, &sym, why,
+				      sizeof(s->tried[m]))) {
+			s->mode = m;
+			return 0;
+		}
+	}
+	if (wanted(o, LRU_MODE_TRACEPOINT)) {
+		char *why = s->tried[LRU_MODE_TRACEPOINT];
+
+		if (o->trace)
+			snprintf(why, sizeof(s->tried[0]),
+				 "counts hits only, and --trace needs every lookup");
+		else if (!try_tracepoint(s, o, why, sizeof(s->tried[0]))) {
+			s->mode = LRU_MODE_TRACEPOINT;
+			return 0;
+		}
+	}
+	err = -ENOENT;
+fail:
+	print_failure(s);
+	return err;
+}
+
+void lru_unload(struct lru_session *s)
+{
+	if (s->skel)
+		drop_skel(s);
+}
+
+bool lru_session_has_lookups(const struct lru_session *s)
+{
+	return s->mode == LRU_MODE_FENTRY || s->mode == LRU_MODE_KPROBE ||
+	       s->mode == LRU_MODE_BHTUNE;
+}
+
+int lru_session_lru_size(const struct lru_session *s)
+{
+	int n;
+
+	if (s->mode != LRU_MODE_BHTUNE)
+		return s->lru_size;
+	n = lru_bhtune_lru_size();
+	return n > 0 ? n : s->lru_size;
+}
+
+int lru_events_fd(const struct lru_session *s)
+{
+	return bpf_map__fd(s->skel->maps.events);
+}
+
+int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
+{
+	int stats_fd = bpf_map__fd(s->skel->maps.dev_stats);
+	int counters_fd = bpf_map__fd(s->skel->maps.cpu_counters);
+	struct lru_cpu_counters *counters = NULL;
+	struct lru_dev_stats *percpu;
+	__u32 key, next, *prev = NULL, zero = 0;
+	int err = 0;
+
+	snap->nr_cpus = s->nr_cpus;
+	percpu = calloc(s->nr_cpus, sizeof(*percpu));
+	counters = calloc(s->nr_cpus, sizeof(*counters));
+	if (!percpu || !counters) {
+		err = -ENOMEM;
+		goto out;
+	}
+	while (!bpf_map_get_next_key(stats_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(stats_fd, &key, percpu))
+			continue;	/* removed meanwhile */
+		err = lru_snapshot_add_dev(snap, key, percpu);
+		if (err)
+			goto out;
+	}
+	if (!bpf_map_lookup_elem(counters_fd, &zero, counters))
+		err = lru_snapshot_set_counters(snap, counters);
+out:
+	free(percpu);
+	free(counters);
+	return err;
+}

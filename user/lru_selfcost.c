@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lru_selfcost.h"
+
+int lru_selfcost_enable(struct lru_selfcost *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (c->stats_fd < 0)
+		return -errno;
+	return 0;
+}
+
+void lru_selfcost_disable(struct lru_selfcost *c)
+{
+	if (c->stats_fd >= 0)
+		close(c->stats_fd);
+	c->stats_fd = -1;
+}
+
+int lru_selfcost_read(struct lru_selfcost *c, const struct lru_session *s)
+{
+	c->nr = 0;
+	for (int i = 0; i < s->nr_att; i++) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		struct lru_prog_cost *p = &c->prog[c->nr];
+
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(s->att[i].prog),
+					   &info, &len))
+			return -errno;
+		snprintf(p->what, sizeof(p->what), "%s", s->att[i].what);
+		snprintf(p->name, sizeof(p->name), "%s",
+			 bpf_program__name(s->att[i].prog));
+		p->run_cnt = info.run_cnt;
+		p->run_time_ns = info.run_time_ns;
+		p->per_lookup = s->att[i].per_lookup;
+		c->nr++;
+	}
+	return 0;
+}
+
+double lru_selfcost_per_lookup(const struct lru_selfcost *c)
+{
+	uint64_t ns = 0, runs = 0;
+
+	for (int i = 0; i < c->nr; i++) {
+		if (!c->prog[i].per_lookup)
+			continue;
+		ns += c->prog[i].run_time_ns;
+		/* The entry program (the first) counts the lookups. */
+		if (!runs)
+			runs = c->prog[i].run_cnt;
+	}
+	return runs ? (double)ns / (double)runs : -1;
+}
+
+static double ns_per_run(const struct lru_prog_cost *p)
+{
+	return p->run_cnt ? (double)p->run_time_ns / (double)p->run_cnt : 0;
+}
+
+void lru_selfcost_print(FILE *out, const struct lru_selfcost *c)
+{
+	double per_lookup = lru_selfcost_per_lookup(c);
+
+	fprintf(out, "self-cost since start (kernel BPF stats):\n");
+	fprintf(out, "  %-40s %12s %10s\n", "PROGRAM", "RUNS", "NS/RUN");
+	for (int i = 0; i < c->nr; i++)
+		fprintf(out, "  %-40s %12llu %10.1f\n", c->prog[i].what,
+			(unsigned long long)c->prog[i].run_cnt,
+			ns_per_run(&c->prog[i]));
+	if (per_lookup >= 0)
+		fprintf(out, "  %-40s %12s %10.1f\n", "per lookup (entry + exit)",
+			"", per_lookup);
+}
+
+struct json_object *lru_selfcost_json(const struct lru_selfcost *c)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *progs = json_object_new_array();
+	double per_lookup = lru_selfcost_per_lookup(c);
+
+	for (int i = 0; i < c->nr; i++) {
+		struct json_object *p = json_object_new_object();
+
+		json_object_object_add(p, "hook",
+				       json_object_new_string(c->prog[i].what));
+		json_object_object_add(p, "program",
+				       json_object_new_string(c->prog[i].name));
+		json_object_object_add(p, "run_cnt",
+				       json_object_new_uint64(c->prog[i].run_cnt));
+		json_object_object_add(p, "run_time_ns",
+				       json_object_new_uint64(c->prog[i].run_time_ns));
+		json_object_object_add(p, "ns_per_run",
+				       json_object_new_double(ns_per_run(&c->prog[i])));
+		json_object_array_add(progs, p);
+	}
+	json_object_object_add(o, "programs", progs);
+	json_object_object_add(o, "ns_per_lookup", per_lookup >= 0 ?
+			       json_object_new_double(per_lookup) : NULL);
+	return o;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Snapshots of the LRU tracer's cumulative per-CPU counters, and the
+ * interval between two of them. Pure code over plain structs, unit tested
+ * without a kernel.
+ */
+#ifndef BHSCOPE_LRU_SNAPSHOT_H
+#define BHSCOPE_LRU_SNAPSHOT_H
+
+#include <linux/types.h>
+#include <stdint.h>
+
+#include "lru_stats.h"
+
+struct lru_dev_snapshot {
+	uint32_t kdev;
+	struct lru_dev_stats total;	/* summed over CPUs */
+	struct lru_dev_stats *cpu;	/* nr_cpus entries */
+};
+
+struct lru_snapshot {
+	int nr_cpus;
+	int nr_devs;
+	struct lru_dev_snapshot *devs;	/* sorted by kdev after a delta */
+	struct lru_cpu_counters *counters;	/* nr_cpus, NULL if unread */
+};
+
+/* dst += src and dst = cur - prev (prev NULL: dst = cur), field by field. */
+void lru_stats_add(struct lru_dev_stats *dst, const struct lru_dev_stats *src);
+void lru_stats_sub(struct lru_dev_stats *dst, const struct lru_dev_stats *cur,
+		   const struct lru_dev_stats *prev);
+void lru_counters_add(struct lru_cpu_counters *dst,
+		      const struct lru_cpu_counters *src);
+
+/* Adds a device with its per-CPU values (nr_cpus of them). */
+int lru_snapshot_add_dev(struct lru_snapshot *s, uint32_t kdev,
+			 const struct lru_dev_stats *percpu);
+
+/* Sets the per-CPU counters (nr_cpus of them, copied). */
+int lru_snapshot_set_counters(struct lru_snapshot *s,
+			      const struct lru_cpu_counters *percpu);
+
+struct lru_dev_snapshot *lru_snapshot_find(const struct lru_snapshot *s,
+					   uint32_t kdev);
+
+/* One CPU's figures over every device, and everything summed. */
+void lru_snapshot_cpu(const struct lru_snapshot *s, int cpu,
+		      struct lru_dev_stats *out);
+void lru_snapshot_total(const struct lru_snapshot *s,
+			struct lru_dev_stats *out);
+void lru_snapshot_counters_total(const struct lru_snapshot *s,
+				 struct lru_cpu_counters *out);
+
+/*
+ * The interval from prev to cur (prev may be NULL): every device of cur
+ * minus its values in prev, new devices from zero; sorted by device.
+ */
+int lru_snapshot_delta(struct lru_snapshot *out,
+		       const struct lru_snapshot *cur,
+		       const struct lru_snapshot *prev);
+
+void lru_snapshot_free(struct lru_snapshot *s);
+
+#endif /* BHSCOPE_LRU_SNAPSHOT_H */
