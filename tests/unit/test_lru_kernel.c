@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Reading kallsyms and tracepoint format files for the LRU tracer. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lru_kernel.h"
+
+static FILE *stream(const char *text)
+{
+	return fmemopen((void *)text, strlen(text), "r");
+}
+
+static void kallsyms_names_must_match_exactly(void **state)
+{
+	/* 6.18-like: the cold split and a module symbol must not count. */
+	FILE *f = stream("ffffffff81217909 t find_get_block_common.cold\n"
+			 "ffffffff8173fea0 T __find_get_block\n"
+			 "ffffffff8173fec0 T __find_get_block_nonatomic\n"
+			 "ffffffff8173c8b0 T invalidate_bh_lrus\n"
+			 "ffffffffc0001000 t bh_lru_install\t[bhtune]\n"
+			 "0000000000012340 d bh_lrus\n");
+	struct lru_symbols s;
+
+	(void)state;
+	lru_symbols_parse(f, &s);
+	fclose(f);
+	assert_false(s.find_get_block_common);
+	assert_true(s.find_get_block);
+	assert_true(s.invalidate_all);
+	assert_false(s.invalidate_cpu);
+	assert_false(s.install);
+	assert_true(s.bh_lrus);
+
+	f = stream("ffffffff8173fa30 t find_get_block_common\n"
+		   "ffffffff817405d0 T invalidate_bh_lrus_cpu\n");
+	lru_symbols_parse(f, &s);
+	fclose(f);
+	assert_true(s.find_get_block_common);
+	assert_true(s.invalidate_cpu);
+	assert_false(s.find_get_block);
+	assert_false(s.bh_lrus);
+}
+
+static const char format[] =
+	"name: bhtune_lookup\n"
+	"ID: 1234\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:sector_t block;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:char comm[16];\toffset:24;\tsize:16;\tsigned:1;\n"
+	"\tfield:u32 evict_size;\toffset:56;\tsize:4;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"dev %d\", REC->dev\n";
+
+static void format_fields_by_name(void **state)
+{
+	FILE *f = stream(format);
+	int off = -1, size = -1;
+
+	(void)state;
+	assert_int_equal(tp_format_field(f, "block", &off, &size), 0);
+	assert_int_equal(off, 16);
+	assert_int_equal(size, 8);
+	assert_int_equal(tp_format_field(f, "comm", &off, &size), 0);
+	assert_int_equal(off, 24);
+	assert_int_equal(size, 16);
+	assert_int_equal(tp_format_field(f, "evict_size", &off, &size), 0);
+	assert_int_equal(off, 56);
+	/* A suffix of a name is not the name. */
+	assert_int_equal(tp_format_field(f, "size", &off, &size), -1);
+	assert_int_equal(tp_format_field(f, "pid", &off, &size), -1);
+	fclose(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(kallsyms_names_must_match_exactly),
+		cmocka_unit_test(format_fields_by_name),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

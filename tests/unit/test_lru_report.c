@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/* LRU intervals, the what-if curve, and the reports built from them. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "bhscope.h"
+#include "lru_curve.h"
+#include "lru_report.h"
+#include "lru_snapshot.h"
+
+#define NR_CPUS 2
+#define RAM0 BHSCOPE_KDEV(1, 0)
+#define LOOP0 BHSCOPE_KDEV(7, 0)
+
+static void add_dev(struct lru_snapshot *s, uint32_t kdev, __u64 hits,
+		    __u64 installed)
+{
+	struct lru_dev_stats cpu[NR_CPUS] = {};
+
+	for (int c = 0; c < NR_CPUS; c++) {
+		cpu[c].hits = hits * (c + 1);
+		cpu[c].installed = installed * (c + 1);
+		cpu[c].lookups = cpu[c].hits + cpu[c].installed;
+		cpu[c].dist[3] = cpu[c].hits;
+		cpu[c].dist[20] = cpu[c].installed;
+	}
+	assert_int_equal(lru_snapshot_add_dev(s, kdev, cpu), 0);
+}
+
+static void delta_is_per_cpu_difference_with_new_devices_from_zero(void **state)
+{
+	struct lru_snapshot prev = { .nr_cpus = NR_CPUS };
+	struct lru_snapshot cur = { .nr_cpus = NR_CPUS }, d;
+	struct lru_cpu_counters c0[NR_CPUS] = { { .resets = 1 }, { .resets = 2 } };
+	struct lru_cpu_counters c1[NR_CPUS] = { { .resets = 4 }, { .resets = 2 } };
+	struct lru_cpu_counters total;
+	struct lru_dev_stats s;
+
+	(void)state;
+	add_dev(&prev, RAM0, 10, 1);
+	assert_int_equal(lru_snapshot_set_counters(&prev, c0), 0);
+	add_dev(&cur, RAM0, 15, 1);
+	add_dev(&cur, LOOP0, 3, 0);
+	assert_int_equal(lru_snapshot_set_counters(&cur, c1), 0);
+	assert_int_equal(lru_snapshot_delta(&d, &cur, &prev), 0);
+
+	assert_int_equal(d.nr_devs, 2);
+	assert_int_equal(d.devs[0].kdev, RAM0);	/* sorted */
+	assert_int_equal(d.devs[0].cpu[0].hits, 5);
+	assert_int_equal(d.devs[0].cpu[1].hits, 10);
+	assert_int_equal(d.devs[0].total.installed, 0);
+	assert_int_equal(d.devs[1].total.hits, 3 + 6);
+	lru_snapshot_cpu(&d, 1, &s);
+	assert_int_equal(s.hits, 10 + 6);
+	assert_int_equal(s.dist[3], 16);
+	lru_snapshot_counters_total(&d, &total);
+	assert_int_equal(total.resets, 3);
+	lru_snapshot_free(&d);
+	lru_snapshot_free(&cur);
+	lru_snapshot_free(&prev);
+}
+
+static void curve_is_cumulative_distance_over_classified_lookups(void **state)
+{
+	struct lru_dev_stats s = {};
+	double r[32];
+
+	(void)state;
+	lru_curve(&s, r, 32);
+	assert_true(isnan(r[0]) && isnan(lru_hit_ratio(&s)));
+	s.hits = 6;
+	s.installed = 3;
+	s.absent = 1;
+	s.unsynced = 90;	/* not classified: not in the denominator */
+	s.dist[0] = 4;
+	s.dist[1] = 2;
+	s.dist[17] = 2;		/* installed misses found in the ghost list */
+	lru_curve(&s, r, 32);
+	assert_true(r[0] == 0.4 && r[1] == 0.6 && r[16] == 0.6);
+	assert_true(r[17] == 0.8 && r[31] == 0.8);
+	assert_true(lru_hit_ratio(&s) == 0.6);
+	assert_int_equal(lru_classified(&s), 10);
+}
+
+static struct lru_session session_in(enum lru_mode mode)
+{
+	struct lru_session s = { .mode = mode, .nr_cpus = NR_CPUS,
+				 .lru_size = 16 };
+
+	for (int f = 0; f < LRU_NR_FIGURES; f++) {
+		s.fig[f].available = mode != LRU_MODE_TRACEPOINT ||
+				     f == LRU_FIG_HITS || f == LRU_FIG_LRU_SIZE;
+		snprintf(s.fig[f].why, sizeof(s.fig[f].why), "reason %d", f);
+	}
+	snprintf(s.hook, sizeof(s.hook), "%s:x", lru_mode_names[mode]);
+	return s;
+}
+
+static struct json_object *report_json(const struct lru_session *sess,
+				       int whatif)
+{
+	struct lru_snapshot d = { .nr_cpus = NR_CPUS };
+	struct lru_report_ctx ctx = { .elapsed_s = 2, .whatif = whatif,
+				      .lru_size = 16, .session = sess,
+				      .per_cpu = true };
+	struct json_object *o;
+
+	add_dev(&d, RAM0, 10, 5);
+	o = lru_report_json(&ctx, &d);
+	lru_snapshot_free(&d);
+	return o;
+}
+
+static struct json_object *get(struct json_object *o, const char *path)
+{
+	char buf[128], *key, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (key = strtok_r(buf, ".", &save); key && o;
+	     key = strtok_r(NULL, ".", &save))
+		if (!json_object_object_get_ex(o, key, &o))
+			return (struct json_object *)-1;
+	return o;
+}
+
+static void tracepoint_mode_reports_null_not_zero(void **state)
+{
+	struct lru_session sess = session_in(LRU_MODE_TRACEPOINT);
+	struct json_object *o = report_json(&sess, 64);
+
+	(void)state;
+	assert_string_equal(json_object_get_string(get(o, "schema")),
+			    LRU_JSON_SCHEMA);
+	assert_int_equal(json_object_get_int(get(o, "total.hits")), 30);
+	assert_null(get(o, "total.lookups"));
+	assert_null(get(o, "total.hit_ratio"));
+	assert_null(get(o, "total.slots"));
+	assert_null(get(o, "total.whatif"));
+	assert_null(get(o, "total.evictions"));
+	assert_null(get(o, "counters.resets"));
+	assert_string_equal(json_object_get_string(get(o, "unavailable.lookups")),
+			    "reason 1");
+	assert_true(get(o, "unavailable.hits") == (struct json_object *)-1);
+	json_object_put(o);
+}
+
+static void lookup_mode_reports_slots_and_curve(void **state)
+{
+	struct lru_session sess = session_in(LRU_MODE_FENTRY);
+	struct json_object *o = report_json(&sess, 32), *cpus, *w;
+
+	(void)state;
+	assert_int_equal(json_object_get_int(get(o, "total.lookups")), 45);
+	assert_true(json_object_get_double(get(o, "total.hit_ratio")) == 30.0 / 45);
+	assert_int_equal(json_object_array_length(get(o, "total.slots")), 16);
+	assert_int_equal(json_object_get_int(
+				 json_object_array_get_idx(get(o, "total.slots"), 3)), 30);
+	w = get(o, "total.whatif.hit_ratio");
+	assert_int_equal(json_object_array_length(w), 32);
+	assert_true(json_object_get_double(json_object_array_get_idx(w, 2)) == 0);
+	assert_true(json_object_get_double(json_object_array_get_idx(w, 3)) == 30.0 / 45);
+	assert_true(json_object_get_double(json_object_array_get_idx(w, 20)) == 1);
+	cpus = get(o, "cpus");
+	assert_int_equal(json_object_array_length(cpus), NR_CPUS);
+	assert_int_equal(json_object_get_int(get(json_object_array_get_idx(cpus, 1),
+						 "hits")), 20);
+	assert_true(json_object_get_double(get(o, "total.lookups_per_s")) == 22.5);
+	json_object_put(o);
+}
+
+static char *text_of(const struct lru_session *sess, int whatif)
+{
+	struct lru_snapshot d = { .nr_cpus = NR_CPUS };
+	struct lru_report_ctx ctx = { .elapsed_s = 1, .whatif = whatif,
+				      .lru_size = 16, .session = sess };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	add_dev(&d, RAM0, 10, 5);
+	lru_report_text(f, &ctx, &d);
+	fclose(f);
+	lru_snapshot_free(&d);
+	return buf;
+}
+
+static void text_says_only_what_was_measured(void **state)
+{
+	struct lru_session tp = session_in(LRU_MODE_TRACEPOINT);
+	struct lru_session fe = session_in(LRU_MODE_FENTRY);
+	char *t = text_of(&tp, 0), *f = text_of(&fe, 24);
+
+	(void)state;
+	assert_non_null(strstr(t, "HITS/s"));
+	assert_null(strstr(t, "LOOKUPS"));
+	assert_null(strstr(t, "what-if"));
+	assert_non_null(strstr(f, "LOOKUPS/s"));
+	assert_non_null(strstr(f, "66.67%"));
+	assert_non_null(strstr(f, "hit slot"));
+	/* The curve marks the kernel's size and ends at --whatif. */
+	assert_non_null(strstr(f, "   16*    66.67%"));
+	assert_non_null(strstr(f, "   21    100.00%"));
+	assert_non_null(strstr(f, "   24    100.00%"));
+	assert_null(strstr(f, "   25 "));
+	free(t);
+	free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(delta_is_per_cpu_difference_with_new_devices_from_zero),
+		cmocka_unit_test(curve_is_cumulative_distance_over_classified_lookups),
+		cmocka_unit_test(tracepoint_mode_reports_null_not_zero),
+		cmocka_unit_test(lookup_mode_reports_slots_and_curve),
+		cmocka_unit_test(text_says_only_what_was_measured),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
