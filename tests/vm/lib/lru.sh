@@ -1,0 +1,115 @@
+# shellcheck shell=bash
+# Helpers for the buffer-head LRU tests (tests/vm/lru_*.sh). Source after
+# guest.sh. The workload whose answer is known in advance:
+#
+#   A directory of exactly K 4 KiB blocks, emptied, on ext4 without
+#   dir_index, mounted noatime. Listing it (a bash glob: opendir, getdents)
+#   makes ext4_readdir read its K blocks in order, one sb_getblk() each, and
+#   nothing else touches the filesystem. Repeated on one CPU, that is a
+#   cyclic reference string over K keys: every lookup has LRU stack distance
+#   K-1. So with BH_LRU_SIZE >= K every lookup hits in slot K-1, and with
+#   BH_LRU_SIZE < K every lookup misses and evicts (the LRU's worst case);
+#   the what-if curve is 0 below size K and 1 from size K on.
+
+LRU_BHSCOPE=$REPO/build/bhscope
+LRU_CPU=1	# the workload's CPU (the guests have 2 or 4)
+LRU_DEV=ram0
+
+lru_need_tools() {
+	[[ -x $LRU_BHSCOPE ]] || skip "$LRU_BHSCOPE is not built on the host (make)"
+	command -v jq >/dev/null || skip "jq is not installed on the host"
+	command -v taskset >/dev/null || skip "taskset is not installed on the host"
+	(($(nproc) > LRU_CPU)) || skip "needs CPU $LRU_CPU; the guest has $(nproc)"
+}
+
+# lru_ext4 MNT: ext4 on a 64 MiB brd ramdisk, no dir_index (linear
+# directories), inode tables zeroed now (no ext4lazyinit later), noatime.
+# Unmounted and brd removed when the test exits.
+lru_ext4() {
+	local mnt=$1
+	if grep -q '^brd ' /proc/modules; then
+		rmmod brd || fail "brd is loaded and busy (a previous test leaked it)"
+	fi
+	modprobe brd rd_nr=1 rd_size=$((64 * 1024)) max_part=0 || fail "modprobe brd"
+	LRU_MNT=$mnt
+	trap lru_cleanup EXIT
+	mkfs.ext4 -q -F -b 4096 -O ^dir_index \
+		-E lazy_itable_init=0,lazy_journal_init=0 /dev/$LRU_DEV ||
+		fail "mkfs.ext4 /dev/$LRU_DEV"
+	mkdir -p "$mnt"
+	mount -t ext4 -o noatime /dev/$LRU_DEV "$mnt" || fail "mount /dev/$LRU_DEV"
+}
+
+# Runs under set -e as the EXIT trap: nothing in it may fail.
+lru_cleanup() {
+	local pid
+	for pid in ${LRU_PIDS:-}; do
+		kill "$pid" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+	umount "$LRU_MNT" 2>/dev/null || true
+	rmmod brd 2>/dev/null || true
+}
+
+# lru_dir DIR K: a directory of exactly K blocks and no entries.
+lru_dir() {
+	local dir=$1 k=$2 want=$(($2 * 4096)) n=0 size
+	mkdir "$dir"
+	while :; do
+		for ((j = 0; j < 64; j++)); do
+			: >"$dir/f$((n++))"
+		done
+		size=$(stat -c %s "$dir")
+		((size < want)) || break
+	done
+	((size == want)) || fail "$dir grew to $size bytes, wanted $want"
+	find "$dir" -mindepth 1 -delete
+	sync
+	[[ $(stat -c %s "$dir") == "$want" ]] || fail "$dir shrank"
+}
+
+# lru_list DIR PASSES: lists DIR PASSES times on LRU_CPU, in one process.
+lru_list() {
+	taskset -c "$LRU_CPU" bash -c \
+		'for ((i = 0; i < $2; i++)); do : "$1"/*; done' _ "$1" "$2"
+}
+
+# lru_start OUT ARGS...: bhscope lru ARGS in the background, JSON lines to
+# OUT, stderr to OUT.err; returns once its probes are attached.
+lru_start() {
+	local out=$1
+	shift
+	"$LRU_BHSCOPE" lru -j "$@" >"$out" 2>"$out.err" &
+	LRU_PID=$!
+	LRU_PIDS="${LRU_PIDS:-} $LRU_PID"
+	for _ in $(seq 600); do
+		grep -q '^Tracing' "$out.err" && return 0
+		kill -0 "$LRU_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$out.err" >&2
+	fail "bhscope lru $* did not start"
+}
+
+# lru_stop: SIGINT (the final report covers the whole run), then wait.
+lru_stop() {
+	kill -INT "$LRU_PID"
+	wait "$LRU_PID" || fail "bhscope lru exited with $? ($(cat "$1.err"))"
+}
+
+# lru_cpu OUT: the final report's figures for LRU_CPU (needs -C).
+lru_cpu() {
+	tail -n 1 "$1" | jq -c ".cpus[] | select(.cpu == $LRU_CPU)"
+}
+
+# lru_check NAME CONDITION-AS-JQ JSON: PASS/FAIL line; failing exits 1.
+lru_check() {
+	local name=$1 cond=$2 json=$3
+	if [[ $(jq -r "$cond" <<<"$json") == true ]]; then
+		echo "PASS: $name"
+	else
+		echo "FAIL: $name: $cond is not true of:"
+		jq -c . <<<"$json" | cut -c 1-2000
+		exit 1
+	fi
+}

@@ -1,0 +1,51 @@
+#!/bin/bash
+# A hot set of 8 directory blocks read over and over on one CPU fits the
+# 16-slot LRU: every lookup but those of the first pass (the LRU may have
+# been emptied meanwhile) is a hit in slot 7, its stack distance; the
+# what-if curve is 0 up to size 7 and the hit ratio from size 8 on; the
+# offline simulation of the --trace stream gives the same curve.
+set -euo pipefail
+# shellcheck source=tests/vm/lib/guest.sh
+. "$REPO/tests/vm/lib/guest.sh"
+# shellcheck source=tests/vm/lib/lru.sh
+. "$REPO/tests/vm/lib/lru.sh"
+
+K=8
+PASSES=300
+lru_need_tools
+lru_ext4 "$PWD/mnt"
+lru_dir "$PWD/mnt/d" $K
+lru_list "$PWD/mnt/d" 2
+
+lru_start live.json -C -d $LRU_DEV --whatif 64 --trace lru.trace 3600 1
+lru_list "$PWD/mnt/d" $PASSES
+lru_stop live.json
+cat live.json.err
+tail -n 1 live.json | jq -c '.counters, .total'
+cpu=$(lru_cpu live.json)
+want=$((K * PASSES))
+
+min_hits=$((K * (PASSES - 1)))	# the first pass may find the LRU emptied
+
+lru_check "every pass is $K lookups" ".lookups == $want" "$cpu"
+lru_check "every lookup after the first pass hits" \
+	".hits >= $min_hits and .installed == .lookups - .hits and .unsynced == 0" "$cpu"
+lru_check "every hit is in slot $((K - 1))" ".slots[$((K - 1))] == .hits" "$cpu"
+lru_check "what-if is 0 below size $K" \
+	"[.whatif.hit_ratio[0:$((K - 1))][] == 0] | all" "$cpu"
+lru_check "what-if is the measured ratio or better from size $K to 64" \
+	"[.whatif.hit_ratio[$((K - 1)):][] >= $min_hits / $want] | all" "$cpu"
+lru_check "predicted ratio at the running size is the measured one" \
+	"(.whatif.hit_ratio[15] - .hit_ratio) | fabs < 0.005" "$cpu"
+
+"$LRU_BHSCOPE" simulate lru.trace --sizes 1-64 -C -d $LRU_DEV -j >sim.json
+"$LRU_BHSCOPE" simulate lru.trace --sizes 1-64 -d $LRU_DEV
+sim=$(jq -c ".cpus[] | select(.cpu == $LRU_CPU)" sim.json)
+lru_check "the trace lost nothing and the model never disagreed" \
+	".lost == 0 and .desync == 0" "$(cat sim.json)"
+lru_check "the simulation saw the same lookups and hits" \
+	".lookups == $want and .hits == $(jq .hits <<<"$cpu")" "$sim"
+both=$(jq -c -n --argjson a "$cpu" --argjson b "$sim" \
+	'{live: $a.whatif.hit_ratio, sim: $b.whatif.hit_ratio}')
+lru_check "live and offline what-if agree within 1 pp at every size" \
+	'[range(0; 64) as $i | ((.live[$i] - .sim[$i]) | fabs) < 0.01] | all' "$both"
