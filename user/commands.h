@@ -4,6 +4,7 @@
 #define BHSCOPE_COMMANDS_H
 
 int cmd_jbd2(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 int cmd_lru(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_serve(int argc, char **argv);

@@ -21,6 +21,8 @@ static const struct command commands[] = {
 	  cmd_simulate },
 	{ "jbd2", "jbd2 commit batching per journal: commits, handles, phases",
 	  cmd_jbd2 },
+	{ "tune", "show or set the LRU size and jbd2 batch times (bhtune.ko)",
+	  cmd_tune },
 	{ "record", "run a workload under tracing, write one JSON record",
 	  cmd_record },
 	{ "serve", "export the figures to Prometheus (/metrics, textfile)",

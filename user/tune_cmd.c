@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bhscope tune: show and set the buffer-head LRU size and the jbd2 batch
+ * times. bhtune.ko makes both tunable at run time; without it the batch
+ * times of ext4 can still be set by a remount, and the LRU size is fixed.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "lru_kernel.h"
+#include "tunables.h"
+
+static const char tune_doc[] =
+	"Show or set the tunables: the buffer-head LRU size (lru_size, needs "
+	"bhtune.ko) and the jbd2 batch times (batch_min_us, batch_max_us; "
+	"through bhtune.ko when loaded, else by remounting ext4 with "
+	"min_batch_time/max_batch_time).\v"
+	"Actions:\n"
+	"  show                 the tunables in force (default)\n"
+	"  set NAME=VALUE...    lru_size, batch_min_us, batch_max_us (-1: each\n"
+	"                       filesystem's own), batch_dev (MAJOR:MINOR, bhtune)\n"
+	"  reset                every journal back to its filesystem's own batch\n"
+	"                       times (bhtune), or to ext4's defaults (remount)\n"
+	"Examples:\n"
+	"  bhscope tune\n"
+	"  bhscope tune set lru_size=32 batch_min_us=0\n"
+	"  bhscope tune set -d loop0 batch_min_us=4000";
+
+struct tune_opts {
+	bool json;
+	const char *dev;	/* -d: only this filesystem */
+	const char *action;
+	char **assignments;
+	int nr_assignments;
+};
+
+static const struct argp_option tune_options[] = {
+	{ "device", 'd', "DEV", 0,
+	  "Only the journal of this filesystem device (e.g. loop0)", 0 },
+	{ "json", 'j', NULL, 0, "JSON output (show)", 0 },
+	{ 0 },
+};
+
+static error_t tune_parse(int key, char *arg, struct argp_state *state)
+{
+	struct tune_opts *o = state->input;
+
+	switch (key) {
+	case 'd':
+		o->dev = strncmp(arg, "/dev/", 5) ? arg : arg + 5;
+		break;
+	case 'j':
+		o->json = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (!o->action) {
+			if (strcmp(arg, "show") && strcmp(arg, "set") &&
+			    strcmp(arg, "reset")) {
+				argp_error(state, "unknown action '%s': want show, set or reset", arg);
+				return EINVAL;
+			}
+			o->action = arg;
+			break;
+		}
+		if (strcmp(o->action, "set")) {
+			argp_error(state, "unexpected argument '%s'", arg);
+			return EINVAL;
+		}
+		o->assignments = &state->argv[state->next - 1];
+		o->nr_assignments = state->argc - state->next + 1;
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_END:
+		if (!o->action)
+			o->action = "show";
+		if (!strcmp(o->action, "set") && !o->nr_assignments) {
+			argp_error(state, "set needs NAME=VALUE, e.g. batch_min_us=1000");
+			return EINVAL;
+		}
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp tune_argp = {
+	.options = tune_options,
+	.parser = tune_parse,
+	.args_doc = "[show | set NAME=VALUE... | reset]",
+	.doc = tune_doc,
+};
+
+/* The values bhtune imposes on journals, when it is loaded. */
+struct bhtune_state {
+	bool loaded;
+	long lru_size, batch_min_us, batch_max_us;
+	char batch_dev[32];
+};
+
+static void bhtune_state_read(struct bhtune_state *b)
+{
+	FILE *f;
+
+	memset(b, 0, sizeof(*b));
+	b->loaded = bhtune_loaded();
+	if (!b->loaded)
+		return;
+	if (bhtune_param_get("lru_size", &b->lru_size))
+		b->lru_size = -1;
+	if (bhtune_param_get("batch_min_us", &b->batch_min_us))
+		b->batch_min_us = -1;
+	if (bhtune_param_get("batch_max_us", &b->batch_max_us))
+		b->batch_max_us = -1;
+	f = fopen(BHTUNE_PARAMS_DIR "/batch_dev", "r");
+	if (f) {
+		if (fgets(b->batch_dev, sizeof(b->batch_dev), f))
+			b->batch_dev[strcspn(b->batch_dev, "\n")] = '\0';
+		fclose(f);
+	}
+}
+
+/* The "MAJOR:MINOR" of a journal's filesystem device, "" if unknown. */
+static void journal_numbers(const struct journal_tunables *j, char *buf,
+			    size_t len)
+{
+	char path[128], line[32];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", j->dev);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f))
+		snprintf(buf, len, "%.*s", (int)strcspn(line, "\n"), line);
+	fclose(f);
+}
+
+/* Applies bhtune's overrides to what the filesystem set. */
+static const char *effective(const struct bhtune_state *b,
+			     struct journal_tunables *j)
+{
+	char nums[32];
+
+	if (!b->loaded || (b->batch_min_us < 0 && b->batch_max_us < 0))
+		return j->from_ext4 ? "ext4" : "jbd2 default";
+	journal_numbers(j, nums, sizeof(nums));
+	if (b->batch_dev[0] && strcmp(b->batch_dev, nums))
+		return j->from_ext4 ? "ext4" : "jbd2 default";
+	if (b->batch_min_us >= 0)
+		j->min_batch_us = b->batch_min_us;
+	if (b->batch_max_us >= 0)
+		j->max_batch_us = b->batch_max_us;
+	return "bhtune";
+}
+
+static int show(const struct tune_opts *o)
+{
+	struct journal_tunables *js;
+	struct bhtune_state b;
+	const char *why = bhtune_unavailable_reason();
+	char slots_why[256];
+	int n, slots;
+
+	bhtune_state_read(&b);
+	slots = lru_kernel_slots(slots_why, sizeof(slots_why));
+	n = journals_list(&js);
+	if (n < 0) {
+		fprintf(stderr, "bhscope: cannot list /proc/fs/jbd2: %s\n",
+			strerror(-n));
+		return 1;
+	}
+	if (o->json) {
+		struct json_object *root = json_object_new_object(), *arr, *jo,
+				   *bo = json_object_new_object();
+
+		json_object_object_add(root, "schema", json_object_new_string("bhscope.tune/1"));
+		json_object_object_add(bo, "loaded", json_object_new_boolean(b.loaded));
+		if (!b.loaded && why)
+			json_object_object_add(bo, "unavailable", json_object_new_string(why));
+		if (b.loaded) {
+			json_object_object_add(bo, "lru_size", json_object_new_int64(b.lru_size));
+			json_object_object_add(bo, "batch_min_us", json_object_new_int64(b.batch_min_us));
+			json_object_object_add(bo, "batch_max_us", json_object_new_int64(b.batch_max_us));
+			json_object_object_add(bo, "batch_dev", json_object_new_string(b.batch_dev));
+		}
+		json_object_object_add(root, "bhtune", bo);
+		jo = json_object_new_object();
+		json_object_object_add(jo, "value", b.loaded ? json_object_new_int64(b.lru_size) :
+				       slots > 0 ? json_object_new_int(slots) : NULL);
+		json_object_object_add(jo, "from", json_object_new_string(b.loaded ? "bhtune" : "kernel"));
+		json_object_object_add(root, "lru_size", jo);
+		arr = json_object_new_array();
+		for (int i = 0; i < n; i++) {
+			const char *from = effective(&b, &js[i]);
+
+			if (o->dev && strcmp(o->dev, js[i].dev))
+				continue;
+			jo = json_object_new_object();
+			json_object_object_add(jo, "device", json_object_new_string(js[i].dev));
+			json_object_object_add(jo, "mount", json_object_new_string(js[i].mnt));
+			json_object_object_add(jo, "min_batch_us", json_object_new_int64(js[i].min_batch_us));
+			json_object_object_add(jo, "max_batch_us", json_object_new_int64(js[i].max_batch_us));
+			json_object_object_add(jo, "from", json_object_new_string(from));
+			json_object_array_add(arr, jo);
+		}
+		json_object_object_add(root, "journals", arr);
+		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(root);
+		free(js);
+		return 0;
+	}
+
+	if (b.loaded)
+		printf("bhtune.ko: loaded; batch_min_us %ld, batch_max_us %ld (-1: each filesystem's own), batch_dev %s\n",
+		       b.batch_min_us, b.batch_max_us,
+		       b.batch_dev[0] ? b.batch_dev : "all");
+	else
+		printf("bhtune.ko: not loaded%s%s\n", why ? ": " : "",
+		       why ? why : " (insmod kmod/bhtune.ko to tune the LRU size)");
+	if (b.loaded)
+		printf("lru_size: %ld (bhtune's per-CPU LRU)\n", b.lru_size);
+	else if (slots > 0)
+		printf("lru_size: %d (the kernel's BH_LRU_SIZE, fixed at build time)\n", slots);
+	else
+		printf("lru_size: unknown (%s)\n", slots_why);
+	printf("%-12s %-32s %12s %12s  %s\n", "journal of", "mounted on",
+	       "min_batch_us", "max_batch_us", "from");
+	for (int i = 0; i < n; i++) {
+		const char *from = effective(&b, &js[i]);
+
+		if (o->dev && strcmp(o->dev, js[i].dev))
+			continue;
+		printf("%-12s %-32s %12ld %12ld  %s\n", js[i].dev,
+		       js[i].mnt[0] ? js[i].mnt : "-", js[i].min_batch_us,
+		       js[i].max_batch_us, from);
+	}
+	if (!n)
+		printf("(no jbd2 journal is in use)\n");
+	free(js);
+	return 0;
+}
+
+struct setting {
+	const char *name;
+	const char *value;
+	long num;
+};
+
+static const char *const known[] = { "lru_size", "batch_min_us",
+				     "batch_max_us", "batch_dev" };
+
+/* Splits NAME=VALUE in place (argv is ours) and checks both. */
+static int parse_setting(char *arg, struct setting *s)
+{
+	char *eq = strchr(arg, '='), *end;
+
+	if (!eq || eq == arg) {
+		fprintf(stderr, "bhscope: tune set: '%s' is not NAME=VALUE\n", arg);
+		return -1;
+	}
+	*eq = '\0';
+	s->name = arg;
+	s->value = eq + 1;
+	for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++) {
+		if (strcmp(s->name, known[i]))
+			continue;
+		if (!strcmp(s->name, "batch_dev"))
+			return 0;
+		errno = 0;
+		s->num = strtol(s->value, &end, 10);
+		if (errno || end == s->value || *end ||
+		    s->num < (strcmp(s->name, "lru_size") ? -1 : 0)) {
+			fprintf(stderr, "bhscope: tune set: invalid value '%s' for %s\n",
+				s->value, s->name);
+			return -1;
+		}
+		return 0;
+	}
+	fprintf(stderr, "bhscope: tune set: unknown tunable '%s' (lru_size, batch_min_us, batch_max_us, batch_dev)\n",
+		s->name);
+	return -1;
+}
+
+static int set_with_bhtune(struct setting *s, int n)
+{
+	/* batch_dev first, so the batch times apply to the chosen journal. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < n; i++) {
+			int err;
+
+			if ((pass == 0) != !strcmp(s[i].name, "batch_dev"))
+				continue;
+			err = bhtune_param_set(s[i].name, s[i].value);
+			if (err) {
+				fprintf(stderr, "bhscope: bhtune refused %s=%s: %s\n",
+					s[i].name, s[i].value,
+					err == -EINVAL ? "out of range" : strerror(-err));
+				return 1;
+			}
+			printf("%s = %s (bhtune)\n", s[i].name, s[i].value);
+		}
+	}
+	return 0;
+}
+
+/* Without bhtune: remount each (or the -d) ext4 with the batch times. */
+static int remount_batch(const struct tune_opts *o, long min_us, long max_us)
+{
+	struct journal_tunables *js;
+	int n = journals_list(&js), done = 0, rc = 0;
+
+	if (n < 0) {
+		fprintf(stderr, "bhscope: cannot list /proc/fs/jbd2: %s\n", strerror(-n));
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		char data[128];
+
+		if (o->dev && strcmp(o->dev, js[i].dev))
+			continue;
+		if (!js[i].from_ext4 || !js[i].mnt[0])
+			continue;	/* not an ext4 we can remount */
+		snprintf(data, sizeof(data), "min_batch_time=%ld,max_batch_time=%ld",
+			 min_us >= 0 ? min_us : js[i].min_batch_us,
+			 max_us >= 0 ? max_us : js[i].max_batch_us);
+		/* MS_REMOUNT keeps every other option; ext4 re-reads these. */
+		if (mount(NULL, js[i].mnt, NULL, MS_REMOUNT | MS_SILENT, data)) {
+			fprintf(stderr, "bhscope: remount of %s with %s failed: %s\n",
+				js[i].mnt, data, strerror(errno));
+			rc = 1;
+			continue;
+		}
+		printf("%s (%s): %s (remount)\n", js[i].mnt, js[i].dev, data);
+		done++;
+	}
+	if (!done && !rc) {
+		fprintf(stderr, "bhscope: no mounted ext4 journal%s%s to set\n",
+			o->dev ? " on " : "", o->dev ? o->dev : "");
+		rc = 1;
+	}
+	free(js);
+	return rc;
+}
+
+static int set_by_remount(const struct tune_opts *o, struct setting *s, int n)
+{
+	long min_us = -1, max_us = -1;
+	const char *why = bhtune_unavailable_reason();
+
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(s[i].name, "lru_size") || !strcmp(s[i].name, "batch_dev")) {
+			fprintf(stderr, "bhscope: %s needs bhtune.ko, which is not loaded: %s\n",
+				s[i].name, why ? why : "insmod kmod/bhtune.ko first");
+			return 1;
+		}
+		if (!strcmp(s[i].name, "batch_min_us"))
+			min_us = s[i].num;
+		else
+			max_us = s[i].num;
+	}
+	return remount_batch(o, min_us, max_us);
+}
+
+int cmd_tune(int argc, char **argv)
+{
+	struct tune_opts o = {};
+	struct setting s[16];
+
+	if (argp_parse(&tune_argp, argc, argv, ARGP_IN_ORDER, NULL, &o))
+		return 64;
+	if (!strcmp(o.action, "show"))
+		return show(&o);
+	if (geteuid()) {
+		fprintf(stderr, "bhscope: tune %s needs root\n", o.action);
+		return 1;
+	}
+	if (!strcmp(o.action, "reset")) {
+		if (bhtune_loaded()) {
+			int err = bhtune_param_set("reset", "1");
+
+			if (err) {
+				fprintf(stderr, "bhscope: bhtune reset failed: %s\n", strerror(-err));
+				return 1;
+			}
+			printf("bhtune: every journal back to its filesystem's batch times\n");
+			return 0;
+		}
+		return remount_batch(&o, JBD2_DEFAULT_MIN_BATCH_US,
+				     JBD2_DEFAULT_MAX_BATCH_US);
+	}
+	if (o.nr_assignments > (int)(sizeof(s) / sizeof(*s))) {
+		fprintf(stderr, "bhscope: tune set: too many settings\n");
+		return 64;
+	}
+	for (int i = 0; i < o.nr_assignments; i++)
+		if (parse_setting(o.assignments[i], &s[i]))
+			return 64;
+	return bhtune_loaded() ? set_with_bhtune(s, o.nr_assignments) :
+				 set_by_remount(&o, s, o.nr_assignments);
+}
