@@ -45,21 +45,48 @@ struct {
 	__type(value, struct stop_entry);
 } stop_start SEC(".maps");
 
+/* Events lost because the per-device maps were full; index 0, per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} dropped_events SEC(".maps");
+
 static const struct jbd2_dev_stats zero_stats;
 static const struct jbd2_journal_state zero_state;
 
+static __always_inline void count_drop(void)
+{
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&dropped_events, &zero);
+
+	if (n)
+		(*n)++;
+}
+
 static __always_inline struct jbd2_dev_stats *stats_of(__u32 dev)
 {
+	struct jbd2_dev_stats *s;
+
 	if (target_dev && dev != target_dev)
 		return NULL;
-	return map_lookup_or_init(&dev_stats, &dev, &zero_stats);
+	s = map_lookup_or_init(&dev_stats, &dev, &zero_stats);
+	if (!s)
+		count_drop();
+	return s;
 }
 
 static __always_inline struct jbd2_journal_state *state_of(__u32 dev)
 {
+	struct jbd2_journal_state *st;
+
 	if (target_dev && dev != target_dev)
 		return NULL;
-	return map_lookup_or_init(&journal_state, &dev, &zero_state);
+	st = map_lookup_or_init(&journal_state, &dev, &zero_state);
+	if (!st)
+		count_drop();
+	return st;
 }
 
 SEC("tracepoint/jbd2/jbd2_start_commit")

@@ -65,7 +65,8 @@ static int report(const struct cli_common *opt, struct jbd2_report_ctx *ctx,
 	if (opt->json) {
 		struct json_object *o = jbd2_report_json(ctx, &delta);
 
-		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							 JSON_C_TO_STRING_NOSLASHESCAPE));
 		fflush(stdout);
 		json_object_put(o);
 	} else {

@@ -107,14 +107,33 @@ fail:
 	return NULL;
 }
 
+static int read_dropped(struct jbd2_bpf *skel, struct jbd2_snapshot *snap)
+{
+	__u64 *percpu = calloc(snap->nr_cpus, sizeof(*percpu));
+	__u32 zero = 0;
+	int err;
+
+	if (!percpu)
+		return -ENOMEM;
+	err = bpf_map_lookup_elem(bpf_map__fd(skel->maps.dropped_events),
+				  &zero, percpu);
+	snap->dropped_events = 0;
+	for (int c = 0; !err && c < snap->nr_cpus; c++)
+		snap->dropped_events += percpu[c];
+	free(percpu);
+	return err ? -errno : 0;
+}
+
 int jbd2_read_snapshot(struct jbd2_bpf *skel, struct jbd2_snapshot *snap)
 {
 	int stats_fd = bpf_map__fd(skel->maps.dev_stats);
 	int state_fd = bpf_map__fd(skel->maps.journal_state);
 	struct jbd2_dev_stats *percpu;
 	__u32 key, next, *prev = NULL;
-	int err = 0;
+	int err = read_dropped(skel, snap);
 
+	if (err)
+		return err;
 	percpu = calloc(snap->nr_cpus, sizeof(*percpu));
 	if (!percpu)
 		return -ENOMEM;

@@ -142,6 +142,10 @@ void jbd2_report_text(FILE *out, const struct jbd2_report_ctx *ctx,
 	if (!delta->nr_devs)
 		fprintf(out, "no jbd2 activity in the last %.1f s\n",
 			ctx->elapsed_s);
+	if (delta->dropped_events)
+		fprintf(out, "warning: %llu events lost: more than %d journal devices\n",
+			(unsigned long long)delta->dropped_events,
+			BHSCOPE_MAX_DEVS);
 	for (int i = 0; i < delta->nr_devs; i++)
 		text_device(out, ctx, delta, &delta->devs[i]);
 	fprintf(out, "\n");
@@ -281,6 +285,7 @@ struct json_object *jbd2_report_json(const struct jbd2_report_ctx *ctx,
 	add_double(o, "interval_s", ctx->elapsed_s);
 	json_object_object_add(o, "hz", json_object_new_int(ctx->hz));
 	json_object_object_add(o, "final", json_object_new_boolean(ctx->final));
+	add_u64(o, "dropped_events", delta->dropped_events);
 	probes = json_object_new_object();
 	json_object_object_add(probes, "batch_sleep", json_status(&ctx->batch_sleep));
 	json_object_object_add(probes, "checkpoints", json_status(&ctx->checkpoints));

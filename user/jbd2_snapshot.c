@@ -76,6 +76,8 @@ int jbd2_snapshot_delta(struct jbd2_snapshot *out,
 {
 	memset(out, 0, sizeof(*out));
 	out->nr_cpus = cur->nr_cpus;
+	out->dropped_events = cur->dropped_events -
+			      (prev ? prev->dropped_events : 0);
 	for (int i = 0; i < cur->nr_devs; i++) {
 		const struct jbd2_dev_snapshot *c = &cur->devs[i];
 		const struct jbd2_dev_snapshot *p =

@@ -20,6 +20,7 @@ struct jbd2_dev_snapshot {
 
 struct jbd2_snapshot {
 	int nr_cpus;
+	uint64_t dropped_events;	/* lost to full maps, all CPUs */
 	int nr_devs;
 	struct jbd2_dev_snapshot *devs;
 };

@@ -149,7 +149,8 @@ static int print_probes(const struct lru_opts *o, struct lru_session *s,
 
 	if (o->common.json) {
 		j = lru_probes_json(s, loaded);
-		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
+							 JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(j);
 	} else {
 		lru_probes_print(stdout, s, loaded);
@@ -186,7 +187,8 @@ static int report(const struct lru_opts *o, struct lru_report_ctx *ctx,
 		ctx->selfcost = cost;
 	if (o->common.json) {
 		j = lru_report_json(ctx, &delta);
-		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
+							 JSON_C_TO_STRING_NOSLASHESCAPE));
 		fflush(stdout);
 		json_object_put(j);
 	} else {

@@ -373,6 +373,10 @@ static void jbd2_collect(struct serve_source *src, const struct serve_view *v,
 	write_phases(v, rows, nr, out);
 	write_histograms(p, rows, nr, out);
 	write_journal_gauges(&snap, devs, nr_devs, out);
+	prom_family(out, "bhscope_jbd2_dropped_events_total", PROM_COUNTER,
+		    "jbd2 events lost because the per-device maps were full.");
+	prom_sample_u64(out, "bhscope_jbd2_dropped_events_total", NULL,
+			snap.dropped_events);
 out:
 	free(rows);
 	free(devs);

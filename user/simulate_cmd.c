@@ -203,7 +203,8 @@ static void print_json(const struct simulate_opts *o,
 		}
 		json_object_object_add(j, "cpus", cpus);
 	}
-	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
+							 JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(j);
 }
 
