@@ -5,7 +5,7 @@
 set -euo pipefail
 . "$REPO/tests/vm/bhtune.lib"
 bht_need
-trap bht_cleanup EXIT
+bht_traps
 
 bht_fs 64
 bht_load

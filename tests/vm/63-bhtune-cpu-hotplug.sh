@@ -1,0 +1,41 @@
+#!/bin/bash
+# CPUs go offline and online under a metadata workload with bhtune loaded:
+# a dead CPU's module LRU is emptied (bhtune_invalidate reason cpu_dead),
+# and afterwards the filesystem is intact and nothing is leaked.
+set -euo pipefail
+. "$REPO/tests/vm/bhtune.lib"
+bht_need
+cpus_online() {
+	local c
+	echo 0 >"$BHT_EV/bhtune_invalidate/enable" 2>/dev/null
+	for c in $cpus; do echo 1 >"/sys/devices/system/cpu/cpu$c/online" 2>/dev/null; done
+	return 0
+}
+bht_traps cpus_online
+
+cpus=""
+for c in /sys/devices/system/cpu/cpu[1-9]*; do
+	[[ -w $c/online ]] && cpus+=" ${c##*cpu}"
+done
+[[ -n $cpus ]] || skip "no CPU that can go offline ($(nproc) CPUs)"
+
+bht_fs 128
+bht_load
+echo >"$BHT_TR/trace"
+echo 1 >"$BHT_EV/bhtune_invalidate/enable"
+bht_load_start "$BHT_MNT/load"
+for ((round = 1; round <= 4; round++)); do
+	sleep 1
+	for c in $cpus; do echo 0 >"/sys/devices/system/cpu/cpu$c/online"; done
+	sleep 0.5
+	for c in $cpus; do echo 1 >"/sys/devices/system/cpu/cpu$c/online"; done
+done
+sleep 1
+bht_load_stop
+echo 0 >"$BHT_EV/bhtune_invalidate/enable"
+dead=$(grep -c 'reason cpu_dead' "$BHT_TR/trace" || true)
+echo "4 rounds of CPUs$cpus offline and online; $dead dead-CPU LRU drains traced"
+((dead > 0)) || fail "no dead CPU had its LRU emptied"
+bht_verify
+bht_no_leak
+bht_unload

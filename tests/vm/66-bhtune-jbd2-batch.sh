@@ -1,0 +1,66 @@
+#!/bin/bash
+# With -o dirsync writers, bhtune's batch_min_us changes what jbd2 does:
+# handles per transaction in /proc/fs/jbd2/<dev>/info and the writers'
+# throughput move, the bhtune:bhtune_batch tracepoint reports the change,
+# and after reset the journal has its own values back and the figures
+# return to where they started. The filesystem stays intact.
+set -euo pipefail
+. "$REPO/tests/vm/bhtune.lib"
+bht_need
+bht_traps "echo 0 >$BHT_EV/bhtune_batch/enable 2>/dev/null"
+
+bht_fs 128 dirsync
+bht_load
+info=/proc/fs/jbd2/${BHT_DEV#/dev/}-8/info
+[[ -r $info ]] || fail "no $info"
+
+# phase LABEL: a fresh journal (umount + mount: the info figures are
+# cumulative since the journal was loaded), then 4 dirsync writers
+# creating 60 empty files each. Sets FILES (files/s), HPT (handles per
+# transaction) and TX (transactions). One directory per writer: creates
+# in one directory serialise on its lock, which a batching writer holds
+# while it sleeps, so nobody could join its transaction.
+phase() {
+	local d=$BHT_MNT/w
+	umount "$BHT_MNT"
+	mount -t ext4 -o dirsync "$BHT_DEV" "$BHT_MNT"
+	if [[ -n ${2:-} ]]; then bht_set batch_max_us "$2"; bht_set batch_min_us "$3"; fi
+	mkdir -p "$d"
+	FILES=$(fs_mark -d "$d/a" -d "$d/b" -d "$d/c" -d "$d/d" -t 1 -n 60 -s 0 -S 0 -L 1 |
+		awk '/^ *[0-9]/ {print int($4)}')
+	TX=$(awk 'NR == 1 {print $1}' "$info")
+	HPT=$(awk '/handles per transaction/ {print $1}' "$info")
+	rm -rf "$d"
+	printf '%-22s %8s files/s %6s transactions %5s handles/transaction\n' "$1" "$FILES" "$TX" "$HPT"
+}
+
+echo >"$BHT_TR/trace"
+echo 1 >"$BHT_EV/bhtune_batch/enable"
+phase "own (0/15000 us)"
+f0=$FILES h0=$HPT
+phase "batch_min_us=30000" 60000 30000
+f1=$FILES h1=$HPT
+dmesg -c >/dev/null
+bht_set reset 1
+dmesg | grep -q 'min_batch_time 30000 -> 0 us, max_batch_time 60000 -> 15000 us' ||
+	fail "reset did not put back the journal's own 0/15000 us: $(dmesg | grep bhtune)"
+phase "after reset" # the module is still loaded: the fresh journal keeps its own
+f2=$FILES h2=$HPT
+echo 0 >"$BHT_EV/bhtune_batch/enable"
+ev=$(grep bhtune_batch "$BHT_TR/trace")
+grep -q 'min_batch_us 0 -> 30000 max_batch_us 60000 -> 60000' <<<"$ev" ||
+	fail "no bhtune_batch event for the change: $ev"
+grep -q 'min_batch_us 30000 -> 0 max_batch_us 60000 -> 15000' <<<"$ev" ||
+	fail "no bhtune_batch event for the reset: $ev"
+
+# Batching holds each sync writer back at least 30 ms: fewer, fuller
+# transactions and fewer files per second.
+((h1 > h0)) || fail "handles/transaction did not rise with batch_min_us=30000 ($h0 -> $h1)"
+((f1 * 3 < f0 * 2)) || fail "files/s did not fall with batch_min_us=30000 ($f0 -> $f1)"
+# After reset: back within a factor of 1.5 of the start, and clearly off
+# the batched figures.
+((f2 * 3 >= f0 * 2 && f2 * 2 <= f0 * 3)) || fail "files/s after reset $f2, started at $f0"
+((h2 < h1)) || fail "handles/transaction after reset $h2, batched $h1, started at $h0"
+bht_verify
+bht_unload
+bht_no_leak
