@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
-# make demo: the whole bhscope loop on an embedded default.
+# make demo: the whole bhscope loop on an embedded default,
+# measure -> tune -> measure -> compare:
 #   1. a RAM-backed ext4 (a loop device on a file in /dev/shm), mounted dirsync
-#   2. DEMO_THREADS synchronous writers (fs_mark) while bhscope jbd2 traces
-#   3. the batching report
-#   4. a remount with other batch times, the same workload, traced again
-#   5. before/after side by side with the workload's throughput
-# Everything is undone on success, failure and Ctrl-C.
+#   2. live: bhscope jbd2 and bhscope lru while DEMO_THREADS sync writers run
+#   3. bhscope record: the workload, DEMO_REPEATS times, traced
+#   4. bhscope tune: other jbd2 batch times (bhtune.ko if loaded, else a
+#      remount), and a bigger LRU where bhtune.ko is loaded
+#   5. bhscope record again, then bhscope compare: the before/after table
+# Records and the chart stay in build/demo/. The RAM disk is undone on
+# success, failure and Ctrl-C.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 THREADS=${DEMO_THREADS:-8}
-FILES=${DEMO_FILES:-200}
+FILES=${DEMO_FILES:-400}
+REPEATS=${DEMO_REPEATS:-3}
 SIZE_MB=${DEMO_SIZE_MB:-512}
-BEFORE=${DEMO_BEFORE:-min_batch_time=0,max_batch_time=15000}
-AFTER=${DEMO_AFTER:-min_batch_time=4000,max_batch_time=15000}
+AFTER_MIN_US=${DEMO_AFTER_MIN_US:-4000}
+AFTER_LRU=${DEMO_AFTER_LRU:-32}
 BHSCOPE=${BHSCOPE:-build/bhscope}
+out=build/demo
 
 [[ $(id -u) -eq 0 ]] || { echo "demo: needs root (loop devices, mount, BPF)" >&2; exit 1; }
 
@@ -22,83 +27,67 @@ work=$(mktemp -d /tmp/bhscope-demo.XXXXXX)
 img=/dev/shm/bhscope-demo.$$.img
 loopdev= mnt=$work/mnt tracer=
 cleanup() {
-	[[ -n $tracer ]] && kill "$tracer" 2> /dev/null && wait "$tracer" 2> /dev/null
-	mountpoint -q "$mnt" && umount "$mnt"
-	[[ -n $loopdev ]] && losetup -d "$loopdev"
+	if [[ -n $tracer ]]; then kill "$tracer" 2> /dev/null; wait "$tracer" 2> /dev/null; fi
+	if mountpoint -q "$mnt"; then umount "$mnt"; fi
+	if [[ -n $loopdev ]]; then losetup -d "$loopdev"; fi
 	rm -rf "$img" "$work"
 }
 trap cleanup EXIT
 trap 'echo; echo "demo: interrupted, cleaning up" >&2; exit 130' INT TERM
 
 step() { printf '\n==> %s\n' "$*"; }
+workload=(bench sync -D "$mnt" -t "$THREADS" -n "$FILES")
 
 step "A ${SIZE_MB} MiB RAM-backed ext4: loop device on $img, mounted -o dirsync"
 truncate -s "${SIZE_MB}M" "$img"
 loopdev=$(losetup -f --show "$img")
 mkfs.ext4 -q -b 4096 "$loopdev"
 mkdir "$mnt"
-mount -o "dirsync,$BEFORE" "$loopdev" "$mnt"
+mount -o dirsync "$loopdev" "$mnt"
 name=${loopdev#/dev/}
 echo "$loopdev on $mnt ($(findmnt -no OPTIONS "$mnt"))"
+mkdir -p "$out"
 
-# run LABEL: the workload under bhscope jbd2, one report for the whole run.
-run() {
-	local label=$1
-	mkdir -p "$mnt/$label"
-	"$BHSCOPE" jbd2 -d "$name" -j 3600 > "$work/$label.json" &
-	tracer=$!
-	sleep 1	# let the programs attach before the workload starts
-	(cd "$work" && fs_mark -d "$mnt/$label" -t "$THREADS" -n "$FILES" -s 4096 -S 0 -L 1) \
-		> "$work/$label.fsmark"
-	kill -INT "$tracer"
-	wait "$tracer"
-	tracer=
-	awk '/^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+/ { print $4 }' "$work/$label.fsmark" > "$work/$label.fps"
-	echo "$label: fs_mark $THREADS threads x $FILES files: $(cat "$work/$label.fps") files/s"
-}
+step "Live: bhscope jbd2 -d $name while $THREADS dirsync writers run (bhbench sync)"
+"$BHSCOPE" jbd2 -d "$name" 3600 > "$work/jbd2.txt" &
+tracer=$!
+sleep 1	# attach before the workload starts
+build/bhbench sync -D "$mnt" -t "$THREADS" -n "$FILES" -q
+kill -INT "$tracer"
+wait "$tracer" || true
+tracer=
+cat "$work/jbd2.txt"
 
-step "Workload with $BEFORE, traced by bhscope jbd2"
-run before
-step "The batching report (bhscope jbd2 text output for the same kind of run)"
-"$BHSCOPE" jbd2 -d "$name" 3600 > "$work/before.txt" 2> /dev/null &
+step "Live: bhscope lru -d $name (which LRU figures this kernel gives, and why)"
+"$BHSCOPE" lru --probes || true
+"$BHSCOPE" lru -d "$name" 3600 > "$work/lru.txt" 2>&1 &
 tracer=$!
 sleep 1
-(cd "$work" && fs_mark -d "$mnt/report" -t "$THREADS" -n "$((FILES / 2))" -s 4096 -S 0 -L 1) > /dev/null
+build/bhbench meta -D "$mnt" -t 2 -n 2000 -q
 kill -INT "$tracer"
-wait "$tracer"
+wait "$tracer" || true
 tracer=
-cat "$work/before.txt"
+cat "$work/lru.txt"
 
-step "Tune: mount -o remount,$AFTER (jbd2 sync-writer batching)"
-mount -o "remount,$AFTER" "$mnt"
-echo "now: $(findmnt -no OPTIONS "$mnt")"
-step "Workload with $AFTER, traced by bhscope jbd2"
-run after
+step "Measure: bhscope record, $REPEATS runs of the writers, traced"
+"$BHSCOPE" tune -d "$name"
+"$BHSCOPE" record -q -r "$REPEATS" --label before -o "$out/before.json" -- "${workload[@]}"
 
-step "Before / after"
-python3 - "$work" "$BEFORE" "$AFTER" <<'PY'
-import json, sys
-work, before, after = sys.argv[1:4]
+step "Tune: bhscope tune set batch_min_us=$AFTER_MIN_US (and lru_size=$AFTER_LRU where bhtune.ko is loaded)"
+"$BHSCOPE" tune set -d "$name" batch_min_us="$AFTER_MIN_US"
+if [[ -d /sys/module/bhtune ]]; then
+	"$BHSCOPE" tune set lru_size="$AFTER_LRU"
+else
+	"$BHSCOPE" tune set lru_size="$AFTER_LRU" || echo "(the LRU size stays as it is; the rest of the loop goes on)"
+fi
 
-def figures(label):
-    reps = [json.loads(l) for l in open(f"{work}/{label}.json") if l.strip()]
-    devs = [d for r in reps for d in r["devices"]]
-    t = lambda k: sum(d[k] for d in devs)
-    txn = t("transactions") or 1
-    secs = sum(r["interval_s"] for r in reps)
-    fps = float(open(f"{work}/{label}.fps").read().split()[0])
-    return [("fs_mark files/s", fps),
-            ("transactions/s", t("transactions") / secs),
-            ("handles per transaction", t("handles") / txn),
-            ("sync handles", t("sync_handles")),
-            ("blocks per transaction", t("blocks") / txn),
-            ("commit latency avg us", t("commit_ns") / 1000 / (t("commits") or 1))]
+step "Measure again: bhscope record"
+"$BHSCOPE" record -q -r "$REPEATS" --label after -o "$out/after.json" -- "${workload[@]}"
 
-b, a = figures("before"), figures("after")
-print(f"before: {before}\nafter:  {after}\n")
-print(f"{'':26}{'before':>14}{'after':>14}{'change':>10}")
-for (name, x), (_, y) in zip(b, a):
-    ch = f"{(y - x) / x * 100:+.0f}%" if x else "n/a"
-    print(f"{name:26}{x:14.1f}{y:14.1f}{ch:>10}")
-PY
-step "Done; unmounting and removing the RAM disk"
+step "Compare: bhscope compare $out/before.json $out/after.json"
+"$BHSCOPE" compare --chart "$out/before-after.svg" "$out/before.json" "$out/after.json"
+
+step "Put the tunables back: bhscope tune reset"
+"$BHSCOPE" tune reset -d "$name"
+echo
+echo "Records and chart kept in $out/ (before.json, after.json, before-after.svg)."
