@@ -6,12 +6,23 @@ VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$VM_DIR/../.." && pwd)
 
 VM_CPUS=${VM_CPUS:-2}
+# CPUs per kernel, "series:cpus ..."; others get VM_CPUS. One guest with 4
+# CPUs so per-CPU code sees more than two.
+VM_SMP_LIST=${VM_SMP_LIST:-6.12:4}
 VM_MEM=${VM_MEM:-1G}
 # Loaded by the initramfs /init, with their dependencies: the 9p root, the
 # overlay over it, and ext4's stack (its crc32c comes through the crypto API,
 # so no module dependency pulls crc32c_generic in). brd, loop and the rest
 # come from /lib/modules through modprobe inside the guest.
 VM_MODULES=${VM_MODULES:-virtio_pci 9pnet_virtio 9p overlay crc32c_generic libcrc32c crc16 mbcache jbd2 ext4}
+
+cpus_for() { # SERIES
+	local e
+	for e in $VM_SMP_LIST; do
+		[[ ${e%%:*} == "$1" ]] && { echo "${e#*:}"; return; }
+	done
+	echo "$VM_CPUS"
+}
 
 vm_die() {
 	echo "vm: $*" >&2
@@ -52,6 +63,24 @@ vm_kernel() {
 	done <<<"$out"
 	[[ -n ${KVER:-} && -f ${VMLINUZ:-} && -d ${MODDIR:-} ]] ||
 		vm_die "kernel-fetch.sh $1 gave no usable kernel"
+}
+
+# vm_preps: every executable tests/vm/*.prep, on the host, before boot.
+# A failing hook is a FAIL line of its own; the guest still boots.
+vm_preps() {
+	local p name log rc=0
+	for p in "$REPO"/tests/vm/*.prep; do
+		[[ -x $p ]] || continue
+		name=${p##*/}
+		log=$VM_OUT/prep-${name%.prep}.log
+		if ! (cd "$REPO" && SERIES=$SERIES KVER=$KVER KDIR=$KDIR MODDIR=$MODDIR \
+			VM_OUT=$VM_OUT REPO=$REPO "$p") >"$log" 2>&1; then
+			echo "FAIL: $SERIES/$name (host-side hook; log $log)"
+			sed 's/^/    /' "$log"
+			rc=1
+		fi
+	done
+	return $rc
 }
 
 # vm_initramfs OUTDIR: OUTDIR/initramfs.cpio = a base archive (busybox,

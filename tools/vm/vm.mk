@@ -7,13 +7,13 @@
 #   make vmlint               shellcheck the bench and the guest tests
 #
 # Variables (environment or make command line), see tools/vm/README.md:
-# VM_KERNELS VM_CPUS VM_MEM VM_SMP_LIST VM_TIMEOUT VM_TEST_TIMEOUT VM_TESTS
-# VM_MODULES BHSCOPE_CACHE KERNEL
+# VM_KERNELS VM_CPUS VM_MEM VM_SMP_LIST VM_TIMEOUT VM_IDLE_TIMEOUT
+# VM_TEST_TIMEOUT VM_TESTS VM_MODULES BHSCOPE_CACHE KERNEL
 
 VM_KERNELS	?= 6.1 6.12
 KERNEL		?= 6.1
-export VM_KERNELS VM_CPUS VM_MEM VM_SMP_LIST VM_TIMEOUT VM_TEST_TIMEOUT \
-	VM_TESTS VM_MODULES BHSCOPE_CACHE
+export VM_KERNELS VM_CPUS VM_MEM VM_SMP_LIST VM_TIMEOUT VM_IDLE_TIMEOUT \
+	VM_TEST_TIMEOUT VM_TESTS VM_MODULES BHSCOPE_CACHE
 
 # Guest tests run the project's binaries from build/: build them first when
 # we are included by the top-level Makefile (it has 'all').

@@ -8,11 +8,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 VM_KERNELS=${VM_KERNELS:-6.1 6.12}
-# CPUs per kernel, "series:cpus ..."; others get VM_CPUS. One guest with 4
-# CPUs so per-CPU code sees more than two.
-VM_SMP_LIST=${VM_SMP_LIST:-6.12:4}
-VM_TIMEOUT=${VM_TIMEOUT:-300}
 VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-120}
+VM_IDLE_TIMEOUT=${VM_IDLE_TIMEOUT:-$((VM_TEST_TIMEOUT + 60))}
+VM_TIMEOUT=${VM_TIMEOUT:-3600}
 VM_TESTS=${VM_TESTS:-}
 export VM_TESTS VM_TEST_TIMEOUT
 
@@ -49,66 +47,74 @@ vm_lock
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", b - a}'; }
 
-cpus_for() {
-	local e
-	for e in $VM_SMP_LIST; do
-		[[ ${e%%:*} == "$1" ]] && { echo "${e#*:}"; return; }
-	done
-	echo "$VM_CPUS"
+# on_line LINE: one line of the guest's result channel.
+on_line() {
+	local line=${1%$'\r'} id s
+	case $line in
+	"RUN: "*) running=${line#RUN: } ;;
+	"UP: "*) echo "vm: $SERIES: tests start at ${line#UP: } s guest uptime" >&2 ;;
+	"TIME: "*) read -r _ id s <<<"$line" && echo "vm: $id: $s s" >&2 ;;
+	"BHVM-DONE") done=1 ;;
+	"BHVM-ABORT: "*) echo "vm: $SERIES: guest: ${line#BHVM-ABORT: }" >&2 ;;
+	"FAIL: "*)
+		failed=1
+		running=""
+		echo "$line"
+		;;
+	"PASS: "* | "SKIP: "*)
+		running=""
+		echo "$line"
+		;;
+	*) echo "$line" ;;
+	esac
 }
 
-# run_preps: every executable tests/vm/*.prep, on the host, before boot.
-# A failing hook is a FAIL line of its own; the guest still boots.
-run_preps() {
-	local p name log rc=0
-	for p in "$REPO"/tests/vm/*.prep; do
-		[[ -x $p ]] || continue
-		name=${p##*/}
-		log=$VM_OUT/prep-${name%.prep}.log
-		if ! (cd "$REPO" && SERIES=$SERIES KVER=$KVER KDIR=$KDIR MODDIR=$MODDIR \
-			VM_OUT=$VM_OUT REPO=$REPO "$p") >"$log" 2>&1; then
-			echo "FAIL: $SERIES/$name (host-side hook; log $log)"
-			sed 's/^/    /' "$log"
-			rc=1
-		fi
-	done
-	return $rc
-}
-
-# boot_guest: one guest, results parsed from its second serial port.
-# Returns 0 only if the guest finished and no test failed.
+# boot_guest CPUS: one guest; results are read live from its second serial
+# port. A guest is hung when that port stays silent for VM_IDLE_TIMEOUT
+# (the guest's own per-test timeout would have spoken first), and is cut
+# off after VM_TIMEOUT in any case. Returns 0 only if the guest finished
+# and no test failed.
 boot_guest() {
 	local cpus=$1 console=$VM_OUT/console.log results=$VM_OUT/results.log
-	local qrc=0 line id s running="" done=0 failed=0 tail_file=$VM_OUT/console-tail.txt
+	local qpid qrc=0 fd chunk partial="" st last=$SECONDS hung=0
+	local tail_file=$VM_OUT/console-tail.txt
+	running="" done=0 failed=0
 	: >"$console"
 	: >"$results"
 	vm_qemu_cmd "$cpus" "bhvm_mode=check" "file:$console" "file:$results"
-	timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" </dev/null >"$VM_OUT/qemu.log" 2>&1 || qrc=$?
-	while IFS= read -r line; do
-		case $line in
-		"RUN: "*) running=${line#RUN: } ;;
-		"UP: "*) echo "vm: $SERIES: tests start at ${line#UP: } s guest uptime" >&2 ;;
-		"TIME: "*) read -r _ id s <<<"$line" && echo "vm: $id: $s s" >&2 ;;
-		"BHVM-DONE") done=1 ;;
-		"BHVM-ABORT: "*) echo "vm: $SERIES: guest: ${line#BHVM-ABORT: }" >&2 ;;
-		"FAIL: "*)
-			failed=1
-			running=""
-			echo "$line"
-			;;
-		"PASS: "* | "SKIP: "*)
-			running=""
-			echo "$line"
-			;;
-		*) echo "$line" ;;
-		esac
-	done < <(tr -d '\r' <"$results")
+	timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" </dev/null >"$VM_OUT/qemu.log" 2>&1 &
+	qpid=$!
+	# QEMU writes the port a byte at a time: keep partial lines until the
+	# newline arrives. tail ends once QEMU has exited and the file is read.
+	exec {fd}< <(tail -n +1 -f --pid="$qpid" "$results")
+	while :; do
+		st=0
+		IFS= read -r -t 1 -u "$fd" chunk || st=$?
+		if ((st == 0)); then
+			on_line "$partial$chunk"
+			partial=""
+			last=$SECONDS
+			continue
+		fi
+		partial+=$chunk
+		((st > 128)) || break # EOF: QEMU is gone
+		[[ -n $partial ]] && last=$SECONDS
+		if ((!hung && SECONDS - last >= VM_IDLE_TIMEOUT)); then
+			hung=1
+			kill "$qpid" 2>/dev/null || true
+		fi
+	done
+	[[ -n $partial ]] && on_line "$partial"
+	exec {fd}<&-
+	wait "$qpid" || qrc=$?
 	if ((done)); then
 		return $failed
 	fi
 	# The guest broke: say how, name the test it was in, keep the console.
 	local why="never printed its result"
-	if ((qrc == 124 || qrc == 137)); then
+	if ((hung)); then
+		why="silent for $VM_IDLE_TIMEOUT s, killed (hung? VM_IDLE_TIMEOUT)"
+	elif ((qrc == 124 || qrc == 137)); then
 		why="timed out after $VM_TIMEOUT s (VM_TIMEOUT)"
 	elif grep -q 'Kernel panic' "$console"; then
 		why="panicked"
@@ -116,7 +122,7 @@ boot_guest() {
 		why="qemu exited with status $qrc ($(head -c 300 "$VM_OUT/qemu.log"))"
 	fi
 	tr -d '\r' <"$console" | tail -n 50 >"$tail_file"
-	[[ -n $running ]] && echo "FAIL: $running (guest died in this test)"
+	[[ -n $running ]] && echo "FAIL: $running (the guest broke during this test)"
 	echo "FAIL: $SERIES/guest: $why; last 50 console lines: $tail_file"
 	sed 's/^/    /' "$tail_file"
 	return 1
@@ -133,7 +139,7 @@ for SERIES in $VM_KERNELS; do
 	t1=$(now)
 	echo "vm: $SERIES: kernel $KVER ($PKGVER), fetch $(secs "$t0" "$t1") s" >&2
 	VM_CPUS=$(cpus_for "$SERIES")
-	run_preps || rc=1
+	vm_preps || rc=1
 	vm_initramfs "$VM_OUT"
 	t2=$(now)
 	echo "vm: $SERIES: booting $KVER with $VM_CPUS CPUs, $VM_MEM" >&2

@@ -15,14 +15,10 @@ VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-120}
 vm_need_tools
 vm_lock
 vm_kernel "$SERIES"
+VM_CPUS=$(cpus_for "$SERIES")
 VM_OUT=$REPO/build/vm/$SERIES
 mkdir -p "$VM_OUT"
-for p in "$REPO"/tests/vm/*.prep; do
-	[[ -x $p ]] || continue
-	(cd "$REPO" && SERIES=$SERIES KVER=$KVER KDIR=$KDIR MODDIR=$MODDIR \
-		VM_OUT=$VM_OUT REPO=$REPO "$p") ||
-		echo "vm: warning: ${p##*/} failed" >&2
-done
+vm_preps || echo "vm: a .prep hook failed; booting anyway" >&2
 vm_initramfs "$VM_OUT"
 echo "vm: $SERIES: $KVER, $VM_CPUS CPUs, $VM_MEM; Ctrl-A x quits QEMU" >&2
 # mon:stdio: the console and the QEMU monitor (Ctrl-A c) share the terminal.
