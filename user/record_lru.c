@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Through the LRU tracer's load/snapshot API when this tree has it (as
- * serve_lru.c does); without it, --lru says it is unavailable and why.
- */
-#if __has_include("lru_load.h") && __has_include("lru_report.h")
+/* The LRU figures of a record, through the LRU tracer's load/snapshot API. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -93,33 +89,3 @@ void record_lru_stop(void)
 		lru_unload(&session);
 	loaded = false;
 }
-
-#else /* no LRU tracer API in this tree */
-#include <stdio.h>
-
-#include "record_lru.h"
-
-void record_lru_start(uint32_t kdev, int whatif, struct probe_status *st)
-{
-	(void)kdev;
-	(void)whatif;
-	st->available = false;
-	snprintf(st->why, sizeof(st->why),
-		 "this build of bhscope has no LRU tracer API (user/lru_load.h) to record with");
-}
-
-void record_lru_run_begin(void)
-{
-}
-
-struct json_object *record_lru_run_end(double wall_s)
-{
-	(void)wall_s;
-	return NULL;
-}
-
-void record_lru_stop(void)
-{
-}
-
-#endif

@@ -7,8 +7,6 @@
  * kprobes or bhtune.ko, lookups, misses by outcome, evictions and the hit
  * slot histogram too.
  */
-#if __has_include("lru_load.h")
-
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -400,4 +398,3 @@ struct serve_source serve_lru_source = {
 	.priv = &lru_priv,
 };
 
-#endif /* __has_include("lru_load.h") */

@@ -12,9 +12,7 @@
 
 struct serve_source *const serve_sources[] = {
 	&serve_jbd2_source,
-#if __has_include("lru_load.h")	/* the LRU tracer's API, when in the tree */
 	&serve_lru_source,
-#endif
 };
 
 const int serve_nr_sources = sizeof(serve_sources) / sizeof(serve_sources[0]);
