@@ -90,8 +90,9 @@ deb_path() { # apt-get download names files pkg_version_arch.deb, with ':' as %3
 	return 0
 }
 
-t0=$(date +%s.%N)
-fetched=0
+# Only the apt-get time counts as download time: the first run reports it
+# on its own line, apart from verification and extraction.
+dl_time=0 dl_bytes=0 fetched=0
 for pkg in "${pkgs[@]}"; do
 	f=$(deb_path "$pkg")
 	if [[ -n $f ]] && deb_ok "$pkg" "$f"; then
@@ -99,19 +100,21 @@ for pkg in "${pkgs[@]}"; do
 	fi
 	[[ -n $f ]] && rm -f "$f"
 	log "downloading $pkg=$pkgver"
+	t0=$(date +%s.%N)
 	# Sandbox user root: _apt cannot write into a root-owned cache dir.
 	(cd "$debs" && apt-get -q -o APT::Sandbox::User=root download "$pkg=$pkgver" >&2) ||
 		die "apt-get download $pkg=$pkgver failed"
+	dl_time=$(awk -v a="$t0" -v b="$(date +%s.%N)" -v t="$dl_time" 'BEGIN {print t + b - a}')
 	f=$(deb_path "$pkg")
 	if [[ -z $f ]] || ! deb_ok "$pkg" "$f"; then
 		die "download of $pkg=$pkgver did not verify"
 	fi
+	dl_bytes=$((dl_bytes + $(stat -c %s "$f")))
 	fetched=$((fetched + 1))
 done
-t1=$(date +%s.%N)
 if ((fetched)); then
-	log "$(awk -v n="$fetched" -v s="$(du -sh "$debs" | cut -f1)" -v a="$t0" -v b="$t1" \
-		'BEGIN {printf "downloaded %d packages (%s) in %.1f s", n, s, b - a}')"
+	log "$(awk -v n="$fetched" -v b="$dl_bytes" -v t="$dl_time" \
+		'BEGIN {printf "download time: %.1f s for %d package(s), %.0f MB", t, n, b / 1e6}')"
 fi
 
 # Extract into a fresh tree and move it into place only when complete, so an
