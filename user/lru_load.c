@@ -2,7 +2,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "env.h"
 #include "lru.skel.h"
 #include "lru_kernel.h"
+#include "lru_figures.h"
 #include "lru_load.h"
 #include "probe_reason.h"
 
@@ -20,32 +20,6 @@ const char *const lru_mode_names[LRU_NR_MODES] = {
 	[LRU_MODE_FENTRY] = "fentry",
 	[LRU_MODE_KPROBE] = "kprobe",
 	[LRU_MODE_TRACEPOINT] = "tracepoint",
-};
-
-const char *const lru_figure_keys[LRU_NR_FIGURES] = {
-	[LRU_FIG_LRU_SIZE] = "lru_size",
-	[LRU_FIG_LOOKUPS] = "lookups",
-	[LRU_FIG_HITS] = "hits",
-	[LRU_FIG_SLOTS] = "slots",
-	[LRU_FIG_MISSES] = "misses",
-	[LRU_FIG_EVICTIONS] = "evictions",
-	[LRU_FIG_WHATIF] = "whatif",
-	[LRU_FIG_INVALIDATIONS] = "invalidations",
-	[LRU_FIG_INSTALLS] = "install_calls",
-	[LRU_FIG_TRACE] = "trace",
-};
-
-const char *const lru_figure_names[LRU_NR_FIGURES] = {
-	[LRU_FIG_LRU_SIZE] = "LRU size",
-	[LRU_FIG_LOOKUPS] = "lookups",
-	[LRU_FIG_HITS] = "hits",
-	[LRU_FIG_SLOTS] = "hit slots",
-	[LRU_FIG_MISSES] = "misses",
-	[LRU_FIG_EVICTIONS] = "evictions",
-	[LRU_FIG_WHATIF] = "what-if curve",
-	[LRU_FIG_INVALIDATIONS] = "invalidations",
-	[LRU_FIG_INSTALLS] = "install calls",
-	[LRU_FIG_TRACE] = "trace",
 };
 
 int lru_mode_parse(const char *s, enum lru_mode *mode)
@@ -74,28 +48,6 @@ static const char *const hook_kind_names[] = {
 	[HOOK_KRETPROBE] = "kretprobe",
 	[HOOK_TP] = "tracepoint",
 };
-
-static void __attribute__((format(printf, 3, 4)))
-fig_from(struct lru_session *s, enum lru_figure_id id, const char *fmt, ...)
-{
-	va_list ap;
-
-	s->fig[id].available = true;
-	va_start(ap, fmt);
-	vsnprintf(s->fig[id].source, sizeof(s->fig[id].source), fmt, ap);
-	va_end(ap);
-}
-
-static void __attribute__((format(printf, 3, 4)))
-fig_missing(struct lru_session *s, enum lru_figure_id id, const char *fmt, ...)
-{
-	va_list ap;
-
-	s->fig[id].available = false;
-	va_start(ap, fmt);
-	vsnprintf(s->fig[id].why, sizeof(s->fig[id].why), fmt, ap);
-	va_end(ap);
-}
 
 static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size)
 {
@@ -191,27 +143,6 @@ static int load_skel(struct lru_session *s, struct lru_bpf *skel,
 	return 0;
 }
 
-static void figures_trace(struct lru_session *s, const struct lru_load_opts *o)
-{
-	if (o->trace)
-		fig_from(s, LRU_FIG_TRACE,
-			 "ring buffer of %u KiB, written by the lookup's exit",
-			 o->trace_bytes / 1024);
-	else
-		fig_missing(s, LRU_FIG_TRACE, "not asked for (--trace FILE)");
-}
-
-static void figures_whatif(struct lru_session *s, const struct lru_load_opts *o,
-			   const char *distances)
-{
-	if (!o->whatif)
-		fig_missing(s, LRU_FIG_WHATIF,
-			    "not asked for (--whatif N): would come from %s",
-			    distances);
-	else
-		fig_from(s, LRU_FIG_WHATIF, "%s", distances);
-}
-
 static int try_bhtune(struct lru_session *s, const struct lru_load_opts *o,
 		      char *why, size_t len)
 {
@@ -252,18 +183,7 @@ static int try_bhtune(struct lru_session *s, const struct lru_load_opts *o,
 		return err;
 	}
 	snprintf(s->hook, sizeof(s->hook), "tracepoint:bhtune:bhtune_lookup");
-	fig_from(s, LRU_FIG_LRU_SIZE,
-		 "bhtune's lru_size parameter (%d at start), and each lookup's lru_size",
-		 n);
-	for (int f = LRU_FIG_LOOKUPS; f <= LRU_FIG_EVICTIONS; f++)
-		fig_from(s, f, "tracepoint bhtune:bhtune_lookup");
-	figures_whatif(s, o,
-		       "bhtune's hit slots, and a ghost list of its evictions");
-	fig_from(s, LRU_FIG_INVALIDATIONS,
-		 "tracepoint bhtune:bhtune_invalidate (counted as resets)");
-	fig_missing(s, LRU_FIG_INSTALLS,
-		    "bhtune installs inside its lookup; counted as installed misses");
-	figures_trace(s, o);
+	lru_figures_bhtune(s, o, n);
 	return 0;
 }
 
@@ -304,65 +224,31 @@ static void attach_optional(struct lru_session *s, bool fentry,
 				 "invalidate_bh_lrus_cpu");
 	}
 	if (inval[0])
-		fig_from(s, LRU_FIG_INVALIDATIONS,
-			 "%s; an emptied LRU is also seen at the next lookup (resets)",
-			 inval);
+		lru_fig_from(s, LRU_FIG_INVALIDATIONS,
+			     "%s; an emptied LRU is also seen at the next lookup (resets)",
+			     inval);
 	else
-		fig_missing(s, LRU_FIG_INVALIDATIONS,
-			    "%s; an emptied LRU is still seen at the next lookup (resets)",
-			    why);
+		lru_fig_missing(s, LRU_FIG_INVALIDATIONS,
+				"%s; an emptied LRU is still seen at the next lookup (resets)",
+				why);
 
 	if (!sym->install) {
-		fig_missing(s, LRU_FIG_INSTALLS,
-			    "bh_lru_install is not a symbol on this kernel (inlined into the lookup); installs are counted at the lookup's exit");
+		lru_fig_missing(s, LRU_FIG_INSTALLS,
+				"bh_lru_install is not a symbol on this kernel (inlined into the lookup); installs are counted at the lookup's exit");
 		return;
 	}
 	err = loaded ? attach(s, fentry ? k->progs.fentry_install :
 					  k->progs.kprobe_install,
 			      kind, "bh_lru_install", false) : -ENOENT;
 	if (!err)
-		fig_from(s, LRU_FIG_INSTALLS, "%s bh_lru_install",
-			 hook_kind_names[kind]);
+		lru_fig_from(s, LRU_FIG_INSTALLS, "%s bh_lru_install",
+			     hook_kind_names[kind]);
 	else if (!loaded)
-		fig_missing(s, LRU_FIG_INSTALLS, "%s", load_why);
+		lru_fig_missing(s, LRU_FIG_INSTALLS, "%s", load_why);
 	else
 		probe_reason(s->fig[LRU_FIG_INSTALLS].why,
 			     sizeof(s->fig[LRU_FIG_INSTALLS].why),
 			     hook_kind_names[kind], "bh_lru_install", err);
-}
-
-static void figures_lookups(struct lru_session *s,
-			    const struct lru_load_opts *o, bool fentry,
-			    const char *func)
-{
-	char distances[160];
-
-	fig_from(s, LRU_FIG_LRU_SIZE,
-		 "BH_LRU_SIZE %d, from struct bh_lru in the kernel's BTF",
-		 s->lru_size);
-	fig_from(s, LRU_FIG_LOOKUPS, "%s %s", fentry ? "fentry+fexit" :
-		 "kprobe+kretprobe", func);
-	fig_from(s, LRU_FIG_HITS,
-		 "%s %s: the key found in this CPU's bh_lrus, in slot 0 on return",
-		 fentry ? "fentry" : "kprobe", func);
-	fig_from(s, LRU_FIG_SLOTS, "%s %s: scan of this CPU's bh_lrus",
-		 fentry ? "fentry" : "kprobe", func);
-	fig_from(s, LRU_FIG_MISSES,
-		 "%s %s: the return value, and whether it is now in slot 0",
-		 fentry ? "fexit" : "kretprobe", func);
-	fig_from(s, LRU_FIG_EVICTIONS,
-		 "installs while slot %d of bh_lrus was used at entry",
-		 s->lru_size - 1);
-	if (o->whatif > s->lru_size)
-		snprintf(distances, sizeof(distances),
-			 "hit slots (sizes 1-%d) and a ghost list of evicted entries (sizes %d-%d)",
-			 s->lru_size, s->lru_size + 1, o->whatif);
-	else
-		snprintf(distances, sizeof(distances),
-			 "hit slots (sizes 1-%d); larger sizes from a ghost list of evicted entries",
-			 s->lru_size);
-	figures_whatif(s, o, distances);
-	figures_trace(s, o);
 }
 
 static int try_lookups(struct lru_session *s, const struct lru_load_opts *o,
@@ -438,7 +324,7 @@ retry:
 	}
 	snprintf(s->hook, sizeof(s->hook), "%s:%s", fentry ? "fentry" : "kprobe",
 		 t->func);
-	figures_lookups(s, o, fentry, t->func);
+	lru_figures_lookups(s, o, fentry, t->func);
 	attach_optional(s, fentry, sym, optional, optional_why);
 	return 0;
 }
@@ -473,20 +359,7 @@ static int try_tracepoint(struct lru_session *s, const struct lru_load_opts *o,
 		return err;
 	}
 	snprintf(s->hook, sizeof(s->hook), "tracepoint:block:block_touch_buffer");
-	if (s->lru_size > 0)
-		fig_from(s, LRU_FIG_LRU_SIZE,
-			 "BH_LRU_SIZE %d, from struct bh_lru in the kernel's BTF",
-			 s->lru_size);
-	fig_from(s, LRU_FIG_HITS,
-		 "tracepoint block:block_touch_buffer (touch_buffer() runs on the LRU-hit branch of the lookup only)");
-	/* The reasons are in s->tried, said once by --probes. */
-	for (int f = LRU_FIG_LOOKUPS; f < LRU_NR_FIGURES; f++)
-		if (f != LRU_FIG_HITS)
-			fig_missing(s, f,
-				    "needs fentry or kprobes on the lookup, and neither works here");
-	if (!o->trace)
-		fig_missing(s, LRU_FIG_TRACE,
-			    "not asked for (--trace FILE), and it needs fentry or kprobes on the lookup");
+	lru_figures_tracepoint(s, o);
 	return 0;
 }
 
