@@ -53,11 +53,11 @@ lru_cleanup() {
 
 # lru_dir DIR K: a directory of exactly K blocks and no entries.
 lru_dir() {
-	local dir=$1 k=$2 want=$(($2 * 4096)) n=0 size
+	local dir=$1 want=$(($2 * 4096)) n=0 size
 	mkdir "$dir"
 	while :; do
-		for ((j = 0; j < 64; j++)); do
-			: >"$dir/f$((n++))"
+		for ((j = 0; j < 64; j++, n++)); do
+			: >"$dir/f$n"
 		done
 		size=$(stat -c %s "$dir")
 		((size < want)) || break
@@ -103,6 +103,8 @@ lru_cpu() {
 }
 
 # lru_check NAME CONDITION-AS-JQ JSON: PASS/FAIL line; failing exits 1.
+# JSON numbers carry 9 significant digits: bounds on ratios need a 1e-6
+# margin.
 lru_check() {
 	local name=$1 cond=$2 json=$3
 	if [[ $(jq -r "$cond" <<<"$json") == true ]]; then

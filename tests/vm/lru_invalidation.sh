@@ -1,0 +1,55 @@
+#!/bin/bash
+# The kernel empties every CPU's LRU in invalidate_bh_lrus() (here from
+# BLKFLSBUF). The tracer must count the calls, notice the emptied LRU at
+# the next lookup (its model restarts, as a bigger LRU would have been
+# emptied too), and stay in step with the offline replay through it.
+set -euo pipefail
+# shellcheck source=tests/vm/lib/guest.sh
+. "$REPO/tests/vm/lib/guest.sh"
+# shellcheck source=tests/vm/lib/lru.sh
+. "$REPO/tests/vm/lib/lru.sh"
+
+K=24
+FLUSHES=3
+lru_need_tools
+command -v blockdev >/dev/null || skip "blockdev is not installed on the host"
+in_kallsyms invalidate_bh_lrus || skip "invalidate_bh_lrus is not a symbol here"
+lru_ext4 "$PWD/mnt"
+lru_dir "$PWD/mnt/d" $K
+lru_list "$PWD/mnt/d" 2
+
+lru_start live.json -C -d $LRU_DEV --whatif 64 --trace lru.trace 3600 1
+lru_list "$PWD/mnt/d" 20
+for ((f = 0; f < FLUSHES; f++)); do
+	taskset -c 0 blockdev --flushbufs /dev/$LRU_DEV
+	lru_list "$PWD/mnt/d" 20
+done
+lru_stop live.json
+cat live.json.err
+last=$(tail -n 1 live.json)
+cpu=$(lru_cpu live.json)
+echo "counters: $(jq -c .counters <<<"$last")"
+
+lru_check "every invalidate_bh_lrus call is counted" \
+	".counters.invalidate_bh_lrus >= $FLUSHES" "$last"
+lru_check "the emptied LRU restarted the model" \
+	".counters.resets >= $FLUSHES" "$last"
+n=$(jq .lookups <<<"$cpu")
+lru_check "every lookup still misses; the refills after a flush do not evict" \
+	".hits == 0 and .unsynced == 0 and .installed + .absent == .lookups and
+	 .evictions <= .lookups - 16 * $FLUSHES" "$cpu"
+# Each flush makes the next pass cold at every size (the first pass may be
+# cold too): the curve at size $K drops by $K lookups per flush.
+lru_check "what-if at size $K: every pass hits but the first and those after a flush" \
+	".whatif.hit_ratio[$((K - 1))] <= 1 - $K * $FLUSHES / $n + 1e-6 and
+	 .whatif.hit_ratio[$((K - 1))] >= 1 - $K * ($FLUSHES + 1) / $n - 1e-6 and
+	 .whatif.hit_ratio[$((K - 2))] == 0" "$cpu"
+
+"$LRU_BHSCOPE" simulate lru.trace --sizes 1-64 -C -d $LRU_DEV -j >sim.json
+sim=$(jq -c ".cpus[] | select(.cpu == $LRU_CPU)" sim.json)
+lru_check "the replay lost nothing, reset too, and never disagreed" \
+	".lost == 0 and .desync == 0 and .resets >= $FLUSHES" "$(cat sim.json)"
+both=$(jq -c -n --argjson a "$cpu" --argjson b "$sim" \
+	'{live: $a.whatif.hit_ratio, sim: $b.whatif.hit_ratio}')
+lru_check "live and offline what-if agree within 1 pp at every size" \
+	'[range(0; 64) as $i | ((.live[$i] - .sim[$i]) | fabs) < 0.01] | all' "$both"

@@ -1,0 +1,39 @@
+#!/bin/bash
+# bhscope lru --probes names the hook of every figure on this kernel: the
+# lookup function kallsyms has (find_get_block_common where it exists, else
+# __find_get_block), fentry first, kprobes when forced, and says why the
+# install counter is missing (bh_lru_install is inlined).
+set -euo pipefail
+# shellcheck source=tests/vm/lib/guest.sh
+. "$REPO/tests/vm/lib/guest.sh"
+# shellcheck source=tests/vm/lib/lru.sh
+. "$REPO/tests/vm/lib/lru.sh"
+
+lru_need_tools
+if in_kallsyms find_get_block_common; then
+	func=find_get_block_common
+else
+	func=__find_get_block
+fi
+"$LRU_BHSCOPE" lru --probes
+p=$("$LRU_BHSCOPE" lru --probes -j)
+lru_check "fentry is used on $func" \
+	".mode == \"fentry\" and .figures.lookups.source == \"fentry+fexit $func\"" "$p"
+lru_check "the LRU size comes from BTF" \
+	'.lru_size == 16 and (.figures.lru_size.source | test("BTF"))' "$p"
+lru_check "hit slots, misses, evictions and the curve are available" \
+	'[.figures | .slots, .misses, .evictions, .whatif | .available] == [true, true, true, false]
+	 and (.figures.whatif.reason | test("--whatif"))' "$p"
+if in_kallsyms invalidate_bh_lrus; then
+	lru_check "invalidations are hooked" \
+		'.figures.invalidations.source | test("fentry invalidate_bh_lrus")' "$p"
+fi
+if ! in_kallsyms bh_lru_install; then
+	lru_check "the missing install counter says why" \
+		'.figures.install_calls.available == false and
+		 (.figures.install_calls.reason | test("not a symbol"))' "$p"
+fi
+p=$("$LRU_BHSCOPE" lru --probes -j --hook kprobe)
+lru_check "--hook kprobe uses kprobes, and says fentry was not tried" \
+	".mode == \"kprobe\" and .modes.fentry == \"not tried\" and
+	 .figures.lookups.source == \"kprobe+kretprobe $func\"" "$p"

@@ -1,0 +1,44 @@
+#!/bin/bash
+# --self-cost reports the probes' own run time per lookup from the
+# kernel's BPF statistics, with and without the what-if ghost list; the
+# figures go to the log (they are quoted in the LRU tracer's notes). The
+# workload lists a hot set of 8 blocks twice (the second time hits) and a
+# set of 24 (misses that search the ghost list): 40 lookups a pass.
+set -euo pipefail
+# shellcheck source=tests/vm/lib/guest.sh
+. "$REPO/tests/vm/lib/guest.sh"
+# shellcheck source=tests/vm/lib/lru.sh
+. "$REPO/tests/vm/lib/lru.sh"
+
+lru_need_tools
+lru_ext4 "$PWD/mnt"
+lru_dir "$PWD/mnt/hot" 8
+lru_dir "$PWD/mnt/big" 24
+workload() {
+	taskset -c "$LRU_CPU" bash -c 'for ((i = 0; i < 50; i++)); do
+		: "$1"/*; : "$1"/*; : "$2"/*; done' _ "$PWD/mnt/hot" "$PWD/mnt/big"
+}
+workload
+
+for whatif in 0 64; do
+	args=(--self-cost -C -d "$LRU_DEV" 3600 1)
+	((whatif)) && args+=(--whatif "$whatif")
+	lru_start "cost$whatif.json" "${args[@]}"
+	workload
+	lru_stop "cost$whatif.json"
+	cost=$(tail -n 1 "cost$whatif.json" | jq -c .self_cost)
+	echo "--whatif $whatif: $(jq -r '.programs[] | "\(.hook): \(.run_cnt) runs, \(.ns_per_run | floor) ns/run"' <<<"$cost" | paste -sd ';')"
+	echo "--whatif $whatif: $(jq -r .ns_per_lookup <<<"$cost") ns per lookup"
+	lru_check "--whatif $whatif: entry and exit ran once per lookup, at a cost" \
+		'[.programs[] | select(.hook | test("find_get_block")) | .run_cnt] as $runs |
+		 ($runs | length) == 2 and ($runs | min) >= 2000 and .ns_per_lookup > 0' "$cost"
+done
+
+# For scale (TCG makes every instruction dear): a one-counter program on the
+# block:block_touch_buffer tracepoint, under the same workload.
+lru_start ref.json --self-cost --hook tracepoint -d "$LRU_DEV" 3600 1
+workload
+lru_stop ref.json
+ref=$(tail -n 1 ref.json | jq -c '.self_cost.programs[0]')
+echo "reference: $(jq -r '"\(.hook): \(.run_cnt) runs, \(.ns_per_run | floor) ns/run"' <<<"$ref")"
+lru_check "the reference program ran once per hit" '.run_cnt >= 50 * 8' "$ref"
