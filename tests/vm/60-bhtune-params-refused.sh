@@ -29,13 +29,13 @@ echo 0 >"$BHT_P/reset" 2>/dev/null && fail "reset=0 was accepted"
 [[ $(stat -c %a "$BHT_P/lru_size") == 644 && $(stat -c %a "$BHT_P/reset") == 200 ]] ||
 	fail "parameter permissions are not root-only for writes"
 
-dmesg -c >/dev/null
+bht_log_mark
 bht_set lru_size 0
 bht_set lru_size 64
 bht_set lru_size 64 # no change: no log line
 bht_set batch_dev 1:0
 bht_set reset 1
-log=$(dmesg | grep 'bhtune: ' || true)
+log=$(bht_log_since | grep 'bhtune: ' || true)
 echo "$log"
 [[ $(grep -c 'lru_size 16 -> 0' <<<"$log") == 1 ]] || fail "lru_size 16 -> 0 not logged once"
 [[ $(grep -c 'lru_size 0 -> 64' <<<"$log") == 1 ]] || fail "lru_size 0 -> 64 not logged once"

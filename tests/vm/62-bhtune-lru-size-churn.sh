@@ -2,7 +2,8 @@
 # lru_size changes every 100 ms for 30 s across 0..64 while a metadata
 # workload runs; each change is logged once; then the filesystem is intact
 # and umount leaves no buffer_head reference behind. drop_caches and memory
-# compaction (page migration) run in the middle of it.
+# compaction (page migration) run in the middle of it. (Under TCG a write
+# plus the 100 ms pause takes 0.2-0.5 s, so 30 s hold 60-150 changes.)
 set -euo pipefail
 . "$REPO/tests/vm/bhtune.lib"
 bht_need
@@ -10,7 +11,7 @@ bht_traps
 
 bht_fs 128
 bht_load
-dmesg -c >/dev/null
+bht_log_mark
 bht_load_start "$BHT_MNT/load"
 n=0 prev=$(bht_p lru_size) seen=""
 end=$((SECONDS + 30))
@@ -21,19 +22,19 @@ while ((SECONDS < end)); do
 	prev=$v
 	seen+=" $v"
 	n=$((n + 1))
-	if ((n % 100 == 50)); then
+	if ((n % 40 == 20)); then
 		echo 3 >/proc/sys/vm/drop_caches
 		echo 1 >/proc/sys/vm/compact_memory 2>/dev/null || true
 	fi
 	sleep 0.1
 done
 bht_load_stop
-logged=$(dmesg | grep -c 'bhtune: lru_size ' || true)
+logged=$(bht_log_since | grep -c 'bhtune: lru_size ' || true)
 distinct=$(tr ' ' '\n' <<<"$seen" | grep . | sort -u | wc -l)
 echo "$n lru_size changes in 30 s ($distinct distinct values), $logged logged"
-((n >= 100)) || fail "only $n changes in 30 s"
+((n >= 30)) || fail "only $n changes in 30 s"
 ((logged == n)) || fail "$n changes but $logged log lines"
-((distinct == 65 || n < 65)) || fail "not all of 0..64 visited ($distinct)"
+((distinct == (n < 65 ? n : 65))) || fail "$distinct distinct values in $n changes"
 bht_set lru_size 16
 bht_verify
 bht_no_leak

@@ -37,30 +37,34 @@ phase() {
 echo >"$BHT_TR/trace"
 echo 1 >"$BHT_EV/bhtune_batch/enable"
 phase "own (0/15000 us)"
-f0=$FILES h0=$HPT
-phase "batch_min_us=30000" 60000 30000
-f1=$FILES h1=$HPT
-dmesg -c >/dev/null
+f0=$FILES h0=$HPT t0=$TX
+phase "batch_min_us=50000" 100000 50000
+f1=$FILES h1=$HPT t1=$TX
+bht_log_mark
 bht_set reset 1
-dmesg | grep -q 'min_batch_time 30000 -> 0 us, max_batch_time 60000 -> 15000 us' ||
-	fail "reset did not put back the journal's own 0/15000 us: $(dmesg | grep bhtune)"
+bht_log_since | grep -q 'min_batch_time 50000 -> 0 us, max_batch_time 100000 -> 15000 us' ||
+	fail "reset did not put back the journal's own 0/15000 us: $(bht_log_since | grep bhtune)"
 phase "after reset" # the module is still loaded: the fresh journal keeps its own
-f2=$FILES h2=$HPT
+f2=$FILES h2=$HPT t2=$TX
 echo 0 >"$BHT_EV/bhtune_batch/enable"
 ev=$(grep bhtune_batch "$BHT_TR/trace")
-grep -q 'min_batch_us 0 -> 30000 max_batch_us 60000 -> 60000' <<<"$ev" ||
+grep -q 'min_batch_us 0 -> 50000 max_batch_us 100000 -> 100000' <<<"$ev" ||
 	fail "no bhtune_batch event for the change: $ev"
-grep -q 'min_batch_us 30000 -> 0 max_batch_us 60000 -> 15000' <<<"$ev" ||
+grep -q 'min_batch_us 50000 -> 0 max_batch_us 100000 -> 15000' <<<"$ev" ||
 	fail "no bhtune_batch event for the reset: $ev"
 
-# Batching holds each sync writer back at least 30 ms: fewer, fuller
-# transactions and fewer files per second.
-((h1 > h0)) || fail "handles/transaction did not rise with batch_min_us=30000 ($h0 -> $h1)"
-((f1 * 3 < f0 * 2)) || fail "files/s did not fall with batch_min_us=30000 ($f0 -> $f1)"
-# After reset: back within a factor of 1.5 of the start, and clearly off
-# the batched figures.
+# Batching holds each sync writer back at least 50 ms: fewer, fuller
+# transactions for the same files, and fewer files per second. (Under TCG
+# commits are slow, so the filesystem's own setting already batches some:
+# the handles per transaction, an integer in the info file, move by one.)
+((f1 * 3 < f0 * 2)) || fail "files/s did not fall with batch_min_us=50000 ($f0 -> $f1)"
+((t1 < t0 && h1 >= h0)) ||
+	fail "no fuller transactions with batch_min_us=50000: $t0 -> $t1 transactions, $h0 -> $h1 handles each"
+# After reset: files/s back within a factor of 1.5 of the start, more
+# transactions again, handles per transaction within one of the start.
 ((f2 * 3 >= f0 * 2 && f2 * 2 <= f0 * 3)) || fail "files/s after reset $f2, started at $f0"
-((h2 < h1)) || fail "handles/transaction after reset $h2, batched $h1, started at $h0"
+((t2 > t1 && h2 - h0 <= 1 && h0 - h2 <= 1)) ||
+	fail "after reset $t2 transactions of $h2 handles; started at $t0 of $h0, batched $t1 of $h1"
 bht_verify
 bht_unload
 bht_no_leak

@@ -6,6 +6,7 @@ set -euo pipefail
 . "$REPO/tests/vm/bhtune.lib"
 bht_need
 command -v bpftrace >/dev/null || skip "bpftrace is not installed"
+# shellcheck disable=SC2016 # expanded when the trap runs
 bht_traps '[[ -n ${bt:-} ]] && kill -INT "$bt" 2>/dev/null'
 
 bht_fs 128
