@@ -34,7 +34,7 @@ resolve_abi() {
 		sed -E "s/$re/\\1/" | sort -V | tail -n1
 }
 
-abi=$(resolve_abi)
+abi=$(resolve_abi || true) # grep finds nothing: say so below
 [[ -n $abi ]] || die "no linux-image-${series}.*-amd64-unsigned in the package index; run 'apt-get update'"
 kver=$abi-amd64
 image=linux-image-$kver-unsigned

@@ -52,17 +52,19 @@ vm_lock() {
 }
 
 # vm_kernel SERIES: sets KVER, VMLINUZ, MODDIR, KDIR, ABI, PKGVER from
-# kernel-fetch.sh (which downloads on a cold cache).
+# kernel-fetch.sh (which downloads on a cold cache); 1 if that failed.
 vm_kernel() {
 	local out k v
-	out=$("$VM_DIR/kernel-fetch.sh" "$1") || vm_die "kernel-fetch.sh $1 failed"
+	out=$("$VM_DIR/kernel-fetch.sh" "$1") || return 1
 	while IFS='=' read -r k v; do
 		case $k in
 		KVER | VMLINUZ | MODDIR | KDIR | ABI | PKGVER) printf -v "$k" '%s' "$v" ;;
 		esac
 	done <<<"$out"
-	[[ -n ${KVER:-} && -f ${VMLINUZ:-} && -d ${MODDIR:-} ]] ||
-		vm_die "kernel-fetch.sh $1 gave no usable kernel"
+	if [[ -z ${KVER:-} || ! -f ${VMLINUZ:-} || ! -d ${MODDIR:-} ]]; then
+		echo "vm: kernel-fetch.sh $1 gave no usable kernel" >&2
+		return 1
+	fi
 }
 
 # vm_preps: every executable tests/vm/*.prep, on the host, before boot.

@@ -84,6 +84,7 @@ boot_guest() {
 	vm_qemu_cmd "$cpus" "bhvm_mode=check" "file:$console" "file:$results"
 	timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" </dev/null >"$VM_OUT/qemu.log" 2>&1 &
 	qpid=$!
+	trap 'kill "$qpid" 2>/dev/null || true' EXIT # an interrupted run leaves no QEMU
 	# QEMU writes the port a byte at a time: keep partial lines until the
 	# newline arrives. tail ends once QEMU has exited and the file is read.
 	exec {fd}< <(tail -n +1 -f --pid="$qpid" "$results")
@@ -107,6 +108,7 @@ boot_guest() {
 	[[ -n $partial ]] && on_line "$partial"
 	exec {fd}<&-
 	wait "$qpid" || qrc=$?
+	trap - EXIT
 	if ((done)); then
 		return $failed
 	fi
@@ -135,7 +137,11 @@ for SERIES in $VM_KERNELS; do
 	VM_OUT=$REPO/build/vm/$SERIES
 	mkdir -p "$VM_OUT"
 	t0=$(now)
-	vm_kernel "$SERIES"
+	if ! vm_kernel "$SERIES"; then
+		echo "FAIL: $SERIES/kernel-fetch (tools/vm/kernel-fetch.sh $SERIES; messages above)"
+		rc=1
+		continue
+	fi
 	t1=$(now)
 	echo "vm: $SERIES: kernel $KVER ($PKGVER), fetch $(secs "$t0" "$t1") s" >&2
 	VM_CPUS=$(cpus_for "$SERIES")

@@ -14,7 +14,7 @@ VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-120}
 
 vm_need_tools
 vm_lock
-vm_kernel "$SERIES"
+vm_kernel "$SERIES" || vm_die "no kernel for $SERIES"
 VM_CPUS=$(cpus_for "$SERIES")
 VM_OUT=$REPO/build/vm/$SERIES
 mkdir -p "$VM_OUT"
