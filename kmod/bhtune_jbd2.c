@@ -219,11 +219,8 @@ static void bhtune_journal_tune(journal_t *journal, const char *name,
 	}
 	if (!e) {
 		e = kzalloc(sizeof(*e), GFP_KERNEL);
-		if (!e) {
-			pr_warn_ratelimited("journal %s: out of memory, not tuned\n",
-					    name);
-			return;
-		}
+		if (!e)
+			return;	/* not tuned; the next walk tries again */
 		strscpy(e->name, name, sizeof(e->name));
 		e->dev = dev;
 		e->id = journal;

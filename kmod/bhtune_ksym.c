@@ -45,15 +45,15 @@ static const char *const bhtune_ksym_names[BHTUNE_KSYM_NR] = {
 
 #define BHTUNE_KLP_SYM(name) "\".klp.sym.vmlinux." name ",0\""
 
-asm("	.pushsection .bhtune_ksym, \"aw\", @progbits\n"
-    "	.balign 8\n"
-    "	.globl bhtune_ksym_addr\n"
-    "bhtune_ksym_addr:\n"
-    "	.quad " BHTUNE_KLP_SYM("bh_lrus") "\n"
-    "	.quad " BHTUNE_KLP_SYM("lru_disable_count") "\n"
-    "	.weak " BHTUNE_KLP_SYM("bh_lrus") "\n"
-    "	.weak " BHTUNE_KLP_SYM("lru_disable_count") "\n"
-    "	.popsection\n");
+asm("\t.pushsection .bhtune_ksym, \"aw\", @progbits\n"
+	"\t.balign 8\n"
+	"\t.globl bhtune_ksym_addr\n"
+	"bhtune_ksym_addr:\n"
+	"\t.quad " BHTUNE_KLP_SYM("bh_lrus") "\n"
+	"\t.quad " BHTUNE_KLP_SYM("lru_disable_count") "\n"
+	"\t.weak " BHTUNE_KLP_SYM("bh_lrus") "\n"
+	"\t.weak " BHTUNE_KLP_SYM("lru_disable_count") "\n"
+	"\t.popsection\n");
 
 extern unsigned long bhtune_ksym_addr[BHTUNE_KSYM_NR];
 

@@ -48,10 +48,11 @@ static unsigned char *read_file(size_t *size)
 {
 	unsigned char *buf;
 	FILE *f = fopen(path, "rb");
-	long n;
+	long n = -1;
 
-	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET))
+	if (f && !fseek(f, 0, SEEK_END))
+		n = ftell(f);
+	if (n < 0 || fseek(f, 0, SEEK_SET))
 		die(strerror(errno));
 	/* room for a grown copy of .shstrtab, which is part of the file */
 	buf = malloc(2 * (size_t)n + 4096);
@@ -160,7 +161,7 @@ int main(int argc, char **argv)
 				continue;
 			if (klp && strcmp(obj, first))
 				die("one relocation section refers to two objects");
-			strcpy(first, obj);
+			memcpy(first, obj, sizeof(first));
 			klp++;
 		}
 		if (!klp)
