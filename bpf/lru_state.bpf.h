@@ -17,8 +17,14 @@ const volatile __u32 whatif_depth = 0;
 /* Send every lookup to the ring buffer (--trace). */
 const volatile bool trace_events = false;
 
+/*
+ * Not preallocated: a value is 2 KiB per CPU, so memory follows the devices
+ * actually looked up, not BHSCOPE_MAX_DEVS (tracing programs may use such
+ * maps since 6.1's BPF memory allocator).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, BHSCOPE_MAX_DEVS);
 	__type(key, __u32);
 	__type(value, struct lru_dev_stats);

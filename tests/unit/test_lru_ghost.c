@@ -18,6 +18,18 @@
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif
+
+/* The helper, as the kernel runs it: stop when the callback returns 1. */
+static long bpf_loop(__u32 nr, long (*fn)(__u64, void *), void *ctx,
+		     __u64 flags)
+{
+	(void)flags;
+	for (__u32 i = 0; i < nr; i++)
+		if (fn(i, ctx))
+			return i + 1;
+	return nr;
+}
+
 #include "../../bpf/lru_ghost.bpf.h"
 #include "lrusim.h"
 
