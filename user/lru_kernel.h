@@ -36,7 +36,10 @@ int lru_kernel_slots(char *why, size_t len);
 /* True when the kernel can attach kprobes (tracefs kprobe_events exists). */
 bool lru_kernel_has_kprobes(void);
 
-/* True when bhtune.ko's tracepoints exist (the module owns the LRU). */
+/*
+ * True when bhtune.ko owns the LRU: its livepatch is enabled and its
+ * tracepoints (bhtune_events.ko) exist.
+ */
 bool lru_bhtune_loaded(void);
 
 /* bhtune's lru_size parameter, or a negative errno. */

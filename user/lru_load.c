@@ -150,7 +150,8 @@ static int try_bhtune(struct lru_session *s, const struct lru_load_opts *o,
 	int n, err;
 
 	if (!lru_bhtune_loaded()) {
-		snprintf(why, len, "bhtune.ko is not loaded (no bhtune tracepoints)");
+		snprintf(why, len,
+			 "bhtune.ko does not own the LRU (no enabled livepatch with its tracepoints)");
 		return -ENOENT;
 	}
 	if (lru_bhtune_check_format(why, len))
