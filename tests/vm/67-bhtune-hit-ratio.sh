@@ -2,6 +2,10 @@
 # The hit ratio counted from bhtune's own tracepoint with bpftrace is 0 at
 # lru_size=0 and does not fall as lru_size grows (4, 8, 16, 32, 64) on the
 # same metadata workload; prints the table with the workload's files/s.
+# The LRU is a stack: a lookup that hits slot i of a size-n LRU would hit in
+# any LRU larger than i, so the hit slots of the lru_size=16 run predict the
+# hit ratio at 4 and 8 (and the 64 run's, at 32): the table shows those
+# predictions too, and they must agree with the runs at those sizes.
 set -euo pipefail
 . "$REPO/tests/vm/bhtune.lib"
 bht_need
@@ -17,6 +21,9 @@ dev=$((0x$(stat -c %t "$BHT_DEV") << 20 | 0x$(stat -c %T "$BHT_DEV"))) # kernel 
 bpftrace -e "tracepoint:bhtune:bhtune_lookup /args->dev == $dev/ {
 	@lookups[args->lru_size] = count();
 	if (args->slot >= 0) { @hits[args->lru_size] = count(); }
+	if (args->slot >= 0 && (args->lru_size == 16 || args->lru_size == 64)) {
+		@slots[args->lru_size, args->slot] = count();
+	}
 }" >bt.out 2>bt.err &
 bt=$!
 for ((i = 0; i < 1200; i++)); do
@@ -40,15 +47,31 @@ kill -INT "$bt"
 wait "$bt" || true
 bt=
 
-printf '%8s %10s %10s %9s %9s\n' lru_size lookups hits "hit %" files/s
-prev=-1
+# pct N D: N/D in basis points
+bp() { echo $(($1 * 10000 / $2)); }
+fmt() { printf '%d.%02d' $(($1 / 100)) $(($1 % 100)); }
+count() { awk -v k="$1" '$1 == k {print $2}' bt.out; }
+# predicted FROM K: hit ratio (bp) at size K from the lru_size=FROM run
+predicted() {
+	awk -v from="$1" -v k="$2" '
+		$1 ~ "^@slots\\[" from "," { s = $2; sub(/]:$/, "", s); if (s + 0 < k) h += $3 }
+		END { print h + 0 }' bt.out
+}
+declare -A ratio
+printf '%8s %9s %9s %8s %9s %11s\n' lru_size lookups hits "hit %" files/s "predicted %"
+prev=-1 ps=
 for s in $sizes; do
-	l=$(awk -v s="$s" '$1 == "@lookups[" s "]:" {print $2}' bt.out)
-	h=$(awk -v s="$s" '$1 == "@hits[" s "]:" {print $2}' bt.out)
+	l=$(count "@lookups[$s]:") h=$(count "@hits[$s]:")
 	l=${l:-0} h=${h:-0}
 	((l > 1000)) || fail "only $l lookups traced at lru_size=$s"
-	r=$((h * 10000 / l)) # basis points
-	printf '%8s %10s %10s %6d.%02d %9s\n' "$s" "$l" "$h" $((r / 100)) $((r % 100)) "${files[$s]}"
+	r=$(bp "$h" "$l")
+	ratio[$s]=$r
+	pred="-"
+	case $s in
+	4 | 8) pred="$(fmt "$(bp "$(predicted 16 "$s")" "$(count '@lookups[16]:')")") (from 16)" ;;
+	32) pred="$(fmt "$(bp "$(predicted 64 "$s")" "$(count '@lookups[64]:')")") (from 64)" ;;
+	esac
+	printf '%8s %9s %9s %8s %9s %11s\n' "$s" "$l" "$h" "$(fmt "$r")" "${files[$s]}" "$pred"
 	if ((s == 0)); then
 		((h == 0)) || fail "$h hits at lru_size=0"
 	else
@@ -56,6 +79,14 @@ for s in $sizes; do
 		((r + 100 >= prev)) || fail "hit ratio fell from lru_size $ps to $s"
 	fi
 	prev=$r ps=$s
+done
+# The slots of the 16 run predict the runs at 4 and 8 (same work, so
+# within a few points; a wrong slot in the tracepoint would be far off).
+for s in 4 8; do
+	p=$(bp "$(predicted 16 "$s")" "$(count '@lookups[16]:')")
+	d=$((p - ratio[$s]))
+	((d <= 500 && d >= -500)) ||
+		fail "lru_size=$s: measured $(fmt "${ratio[$s]}")%, the 16 run's slots predict $(fmt "$p")%"
 done
 bht_set lru_size 16
 bht_verify
