@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <math.h>
 #include <time.h>
 
 #include "devname.h"
@@ -282,7 +283,8 @@ struct json_object *jbd2_report_json(const struct jbd2_report_ctx *ctx,
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	json_object_object_add(o, "schema", json_object_new_string(JBD2_JSON_SCHEMA));
 	json_object_object_add(o, "time", json_object_new_string(when));
-	add_double(o, "interval_s", ctx->elapsed_s);
+	/* Microseconds are plenty; the rest is clock noise. */
+	add_double(o, "interval_s", round(ctx->elapsed_s * 1e6) / 1e6);
 	json_object_object_add(o, "hz", json_object_new_int(ctx->hz));
 	json_object_object_add(o, "final", json_object_new_boolean(ctx->final));
 	add_u64(o, "dropped_events", delta->dropped_events);

@@ -3,7 +3,6 @@
  * bhscope: buffer-head LRU and jbd2 commit-batching tracing, one binary with
  * subcommands in the manner of perf and bpftool.
  */
-#include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,8 +48,6 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-	/* Nine significant digits: exact enough, and no float noise in JSON. */
-	json_c_set_serialization_double_format("%.9g", JSON_C_OPTION_GLOBAL);
 	if (argc < 2) {
 		usage(stderr);
 		return 64;
