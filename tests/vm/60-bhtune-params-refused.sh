@@ -7,7 +7,7 @@ set -euo pipefail
 bht_need
 bht_traps
 
-bht_fs 64
+bht_fs 48
 bht_load
 
 refused() { # NAME VALUE: the write fails and NAME keeps its value

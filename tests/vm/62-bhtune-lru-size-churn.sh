@@ -9,7 +9,7 @@ set -euo pipefail
 bht_need
 bht_traps
 
-bht_fs 128
+bht_fs 48
 bht_load
 bht_log_mark
 bht_load_start "$BHT_MNT/load"

@@ -19,7 +19,7 @@ for c in /sys/devices/system/cpu/cpu[1-9]*; do
 done
 [[ -n $cpus ]] || skip "no CPU that can go offline ($(nproc) CPUs)"
 
-bht_fs 128
+bht_fs 48
 bht_load
 echo >"$BHT_TR/trace"
 echo 1 >"$BHT_EV/bhtune_invalidate/enable"

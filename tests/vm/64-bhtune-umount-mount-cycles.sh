@@ -8,7 +8,7 @@ set -euo pipefail
 bht_need
 bht_traps
 
-bht_fs 128
+bht_fs 48
 bht_load
 for ((i = 1; i <= 10; i++)); do
 	fs_mark -d "$BHT_MNT/c$i" -t 2 -n 100 -s 512 -S 0 -L 1 >>fsmark.log

@@ -9,7 +9,7 @@ set -euo pipefail
 bht_need
 bht_traps "echo 0 >$BHT_EV/bhtune_batch/enable 2>/dev/null"
 
-bht_fs 128 dirsync
+bht_fs 48 dirsync
 bht_load
 info=/proc/fs/jbd2/${BHT_DEV#/dev/}-8/info
 [[ -r $info ]] || fail "no $info"

@@ -13,7 +13,7 @@ command -v bpftrace >/dev/null || skip "bpftrace is not installed"
 # shellcheck disable=SC2016 # expanded when the trap runs
 bht_traps '[[ -n ${bt:-} ]] && kill -INT "$bt" 2>/dev/null'
 
-bht_fs 128
+bht_fs 48
 bht_load
 dev=$((0x$(stat -c %t "$BHT_DEV") << 20 | 0x$(stat -c %T "$BHT_DEV"))) # kernel dev_t
 
