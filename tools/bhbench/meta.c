@@ -20,11 +20,12 @@ enum phase { PH_CREATE, PH_STAT, PH_REMOVE, NR_PHASES };
 static const char *const phase_names[NR_PHASES] = { "create", "stat",
 						    "remove" };
 
-enum { OPT_PHASES = 0x200, OPT_DIR_SIZE };
+enum { OPT_PHASES = 0x200, OPT_DIR_SIZE, OPT_DROP_CACHES };
 
 struct meta_cfg {
 	struct common_opts c;
 	long dir_size;		/* untimed files per working directory */
+	bool drop_caches;	/* cold dentries and inodes for stat, remove */
 	bool want[NR_PHASES];	/* phases to time and report */
 	int step_of[NR_PHASES];	/* where each phase ran, -1 if it did not */
 	struct tree tree;
@@ -68,6 +69,9 @@ static error_t meta_parse(int key, char *arg, struct argp_state *state)
 			usage_error(m->c.cmd, "--dir-size '%s': want 0 to %ld",
 				    arg, MAX_COUNT);
 		break;
+	case OPT_DROP_CACHES:
+		m->drop_caches = true;
+		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -81,6 +85,10 @@ static const struct argp_option meta_options[] = {
 	{ "dir-size", OPT_DIR_SIZE, "N", 0,
 	  "Fill each working directory with N files before the timed phases "
 	  "(untimed, removed at the end; default 0)", 0 },
+	{ "drop-caches", OPT_DROP_CACHES, NULL, 0,
+	  "Before the stat and remove phases, write the filesystem back and "
+	  "drop the dentry and inode caches (needs root), so they read inodes "
+	  "and directories from the buffer cache, not from memory", 0 },
 	{ 0 },
 };
 
@@ -229,6 +237,37 @@ static int step_remove(struct task *t, struct step_res *res)
 	return err;
 }
 
+/*
+ * Untimed, by task 0 while the others wait at the next barrier: dirty
+ * inodes cannot be dropped, hence the syncfs first. "2" drops dentries and
+ * inodes, not the page cache, so the buffer heads stay and the next phase
+ * looks them up.
+ */
+static int step_drop_caches(struct task *t, struct step_res *res)
+{
+	static const char path[] = "/proc/sys/vm/drop_caches";
+	int dfd, fd, err = 0;
+
+	(void)res;
+	if (t->id != 0)
+		return 0;
+	dfd = open_workdir(t);
+	if (dfd < 0)
+		return -1;
+	if (syncfs(dfd))
+		err = fail_at(t, "syncfs", ".", errno);
+	close(dfd);
+	if (err)
+		return err;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "2\n", 2) != 2)
+		err = task_fail(t, "--drop-caches: write %s: %s (needs root)",
+				path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
 /* Directory entries now: our files (if present) plus the pre-populated. */
 static int check_count(struct task *t, bool with_files)
 {
@@ -279,10 +318,16 @@ static int build_steps(struct meta_cfg *m, struct step *steps)
 	steps[n++] = (struct step){ "create", step_create };
 	steps[n++] = (struct step){ "check-create", step_check_created };
 	if (m->want[PH_STAT]) {
+		if (m->drop_caches)
+			steps[n++] = (struct step){ "drop-caches",
+						    step_drop_caches };
 		m->step_of[PH_STAT] = n;
 		steps[n++] = (struct step){ "stat", step_stat };
 	}
 	if (m->want[PH_REMOVE]) {
+		if (m->drop_caches)
+			steps[n++] = (struct step){ "drop-caches",
+						    step_drop_caches };
 		m->step_of[PH_REMOVE] = n;
 		steps[n++] = (struct step){ "remove", step_remove };
 		steps[n++] = (struct step){ "check-remove",
@@ -311,6 +356,8 @@ static struct json_object *meta_params(const struct meta_cfg *m)
 	json_object_object_add(p, "dir_size",
 			       json_object_new_int64(m->dir_size));
 	json_object_object_add(p, "bytes", json_object_new_int64(m->c.bytes));
+	json_object_object_add(p, "drop_caches",
+			       json_object_new_boolean(m->drop_caches));
 	json_object_object_add(p, "phases", ph);
 	return p;
 }
