@@ -10,6 +10,8 @@
 #   TIME: S/name secs      how long it took
 #   PASS: S/name | FAIL: S/name (why) | SKIP: S/name: reason
 #       <output>           after a FAIL: the test's output, indented
+#   NOTE: text            progress a test wrote to $VM_NOTE (shown on the host)
+#   FILE: name/file b64   a file the test left in $VM_EXPORT, base64 on one line
 #   S: N passed, N failed, N skipped
 #   BHVM-DONE
 # Not set -e: PID 1 must always reach the power-off.
@@ -19,6 +21,7 @@ set -uo pipefail
 . /run/bhvm.env
 export SERIES KVER KDIR MODDIR VM_OUT VM_CPUS VM_TESTS VM_TEST_TIMEOUT
 export REPO=$BHVM_REPO
+suite=${BHVM_SUITE:-$REPO/tests/vm}
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=${TERM:-linux}
 
@@ -40,7 +43,7 @@ report() {
 if [[ $mode == shell ]]; then
 	cat <<EOF
 bhscope VM guest: $KVER, $(nproc) CPUs. Host root is read-only under a tmpfs
-overlay; the repo is at $REPO. Tests: $REPO/tests/vm. Exit the shell to power off.
+overlay; the repo is at $REPO. Tests: $suite. Exit the shell to power off.
 EOF
 	cd "$REPO" || cd /
 	# setsid -c: the shell gets ttyS0 as its controlling tty (job control, ^C).
@@ -54,7 +57,8 @@ mkdir -p "$logs"
 pass=0 fail=0 skip=0
 echo "UP: $(cut -d' ' -f1 /proc/uptime)" >"$res"
 shopt -s nullglob
-for t in "$REPO"/tests/vm/${VM_TESTS:-*}.sh; do
+export VM_NOTE=$res
+for t in "$suite"/${VM_TESTS:-*}.sh; do
 	name=${t##*/}
 	name=${name%.sh}
 	id=$SERIES/$name
@@ -66,7 +70,8 @@ for t in "$REPO"/tests/vm/${VM_TESTS:-*}.sh; do
 	report "RUN: $id"
 	log=$logs/$name.log
 	scratch=/tmp/bhvm-scratch/$name
-	mkdir -p "$scratch"
+	export VM_EXPORT=/tmp/bhvm-export/$name
+	mkdir -p "$scratch" "$VM_EXPORT"
 	echo "=== $id" >/dev/console
 	# Each test in its own scratch directory (the root is a RAM overlay),
 	# output to the log and the console.
@@ -74,6 +79,11 @@ for t in "$REPO"/tests/vm/${VM_TESTS:-*}.sh; do
 	(cd "$scratch" && timeout -k 5 "$timeout_s" "$t") </dev/null 2>&1 |
 		tee "$log" >/dev/console
 	rc=${PIPESTATUS[0]}
+	# The guest's writes stay in its RAM: files meant for the host travel
+	# on the result port (vmcheck.sh writes them to VM_OUT/export/).
+	for f in "$VM_EXPORT"/*; do
+		[[ -f $f ]] && echo "FILE: $name/${f##*/} $(base64 -w 0 "$f")" >"$res"
+	done
 	echo "TIME: $id $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')" >"$res"
 	case $rc in
 	0)

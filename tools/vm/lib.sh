@@ -10,6 +10,13 @@ VM_CPUS=${VM_CPUS:-2}
 # CPUs so per-CPU code sees more than two.
 VM_SMP_LIST=${VM_SMP_LIST:-6.12:4}
 VM_MEM=${VM_MEM:-1G}
+# The guest scripts to run: tests/vm (make vmcheck), or another directory of
+# the same kind, e.g. tools/bench/vm (make bench); relative to the repo.
+VM_SUITE=${VM_SUITE:-tests/vm}
+case $VM_SUITE in
+/*) SUITE_DIR=$VM_SUITE ;;
+*) SUITE_DIR=$REPO/$VM_SUITE ;;
+esac
 # Loaded by the initramfs /init, with their dependencies: the 9p root, the
 # overlay over it, and ext4's stack (its crc32c comes through the crypto API,
 # so no module dependency pulls crc32c_generic in). brd, loop and the rest
@@ -67,11 +74,11 @@ vm_kernel() {
 	fi
 }
 
-# vm_preps: every executable tests/vm/*.prep, on the host, before boot.
+# vm_preps: every executable SUITE_DIR/*.prep, on the host, before boot.
 # A failing hook is a FAIL line of its own; the guest still boots.
 vm_preps() {
 	local p name log rc=0
-	for p in "$REPO"/tests/vm/*.prep; do
+	for p in "$SUITE_DIR"/*.prep; do
 		[[ -x $p ]] || continue
 		name=${p##*/}
 		log=$VM_OUT/prep-${name%.prep}.log
@@ -155,6 +162,7 @@ vm_env() {
 		printf '%s=%q\n' "$v" "${!v:-}"
 	done
 	printf 'BHVM_REPO=%q\n' "$REPO"
+	printf 'BHVM_SUITE=%q\n' "$SUITE_DIR"
 }
 
 # vm_qemu_cmd CPUS APPEND SERIAL...: the QEMU command in the array QEMU.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # vmcheck.sh — boot each kernel in VM_KERNELS under QEMU (TCG) and run
-# tests/vm/*.sh inside it. Prints PASS:/FAIL:/SKIP: lines on stdout and exits
+# tests/vm/*.sh (or VM_SUITE/*.sh) inside it. Prints PASS:/FAIL:/SKIP: lines on stdout and exits
 # non-zero if a test failed or a guest broke. See tools/vm/README.md.
 set -euo pipefail
 
@@ -25,6 +25,7 @@ lint() {
 	fi
 	if [[ ${1:-} == all ]]; then
 		files+=("$REPO"/tests/vm/*.sh "$REPO"/tests/vm/*.prep "$REPO"/tests/vm/lib/*.sh)
+		[[ $SUITE_DIR == "$REPO/tests/vm" ]] || files+=("$SUITE_DIR"/*.sh)
 	fi
 	if out=$(cd "$REPO" && shellcheck -x -S warning "${files[@]}" 2>&1); then
 		echo "PASS: vm/shellcheck"
@@ -47,6 +48,22 @@ vm_lock
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", b - a}'; }
 
+# save_file "NAME/FILE BASE64": a file a guest test left in its VM_EXPORT,
+# written to VM_OUT/export/NAME/FILE.
+save_file() {
+	local rel=${1%% *} data=${1#* }
+	if [[ ! $rel =~ ^[A-Za-z0-9_][A-Za-z0-9._-]*/[A-Za-z0-9_][A-Za-z0-9._-]*$ ]]; then
+		echo "vm: $SERIES: ignored an exported file with a bad name: ${rel:0:80}" >&2
+		return
+	fi
+	mkdir -p "$VM_OUT/export/${rel%/*}"
+	if base64 -d <<<"$data" >"$VM_OUT/export/$rel"; then
+		echo "vm: $SERIES: exported $VM_OUT/export/$rel" >&2
+	else
+		echo "vm: $SERIES: exported file $rel is corrupt" >&2
+	fi
+}
+
 # on_line LINE: one line of the guest's result channel.
 on_line() {
 	local line=${1%$'\r'} id s
@@ -54,6 +71,8 @@ on_line() {
 	"RUN: "*) running=${line#RUN: } ;;
 	"UP: "*) echo "vm: $SERIES: tests start at ${line#UP: } s guest uptime" >&2 ;;
 	"TIME: "*) read -r _ id s <<<"$line" && echo "vm: $id: $s s" >&2 ;;
+	"NOTE: "*) echo "vm: $SERIES: ${line#NOTE: }" >&2 ;;
+	"FILE: "*) save_file "${line#FILE: }" ;;
 	"BHVM-DONE") done=1 ;;
 	"BHVM-ABORT: "*) echo "vm: $SERIES: guest: ${line#BHVM-ABORT: }" >&2 ;;
 	"FAIL: "*)
@@ -81,6 +100,7 @@ boot_guest() {
 	running="" done=0 failed=0
 	: >"$console"
 	: >"$results"
+	rm -rf "$VM_OUT/export"
 	vm_qemu_cmd "$cpus" "bhvm_mode=check" "file:$console" "file:$results"
 	timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" </dev/null >"$VM_OUT/qemu.log" 2>&1 &
 	qpid=$!
