@@ -5,6 +5,8 @@
 #   make            build build/bhscope and build/bhbench
 #   make demo       RAM-backed ext4, a workload, live tracing, the report
 #   make check      every test this machine can run (unit, live, VM bench)
+#   make bench      overhead vs bpftrace and untraced runs, jbd2 here, LRU in
+#                   a VM guest (~30 min; BENCH_SMOKE=1: a few; tools/bench/)
 #   make deps       install the Debian packages the above need
 #   make V=1 ...    show the full commands
 

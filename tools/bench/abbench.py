@@ -33,12 +33,20 @@ def proc_cpu_seconds(pid):
 
 
 class Tracer:
-    """A tracer command that loads at least min_progs BPF programs."""
+    """A tracer command that loads at least min_progs BPF programs.
 
-    def __init__(self, name, argv, min_progs):
+    event_prog: the name (a prefix) of the program that runs once per
+    event, e.g. the lookup's entry probe; the cost per event is then the
+    run time of all the tracer's programs over its run count. Without it,
+    every program run is one event.
+    """
+
+    def __init__(self, name, argv, min_progs, event_prog=None, start_timeout=30):
         self.name, self.argv, self.min_progs = name, argv, min_progs
+        self.event_prog, self.start_timeout = event_prog, start_timeout
 
-    def start(self, timeout=30):
+    def start(self, timeout=None):
+        timeout = timeout or self.start_timeout
         before = set(prog_stats())
         self.proc = subprocess.Popen(self.argv, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True)
@@ -58,12 +66,21 @@ class Tracer:
         raise RuntimeError(f"{self.name}: its BPF programs did not appear in {timeout} s")
 
     def sample(self):
-        """(run_time_ns, run_cnt, cpu_fraction) since start."""
+        """(run_time_ns, events, cpu_fraction, {program: [ns, runs]}) since start."""
         now = {i: s for i, s in prog_stats().items() if i in self.progs}
-        ns = sum(s[1] - self.stats0.get(i, s)[1] for i, s in now.items())
-        cnt = sum(s[2] - self.stats0.get(i, s)[2] for i, s in now.items())
+        progs = {}
+        for i, (name, ns, cnt) in now.items():
+            _, ns0, cnt0 = self.stats0.get(i, (name, ns, cnt))
+            p = progs.setdefault(name, [0, 0])
+            p[0] += ns - ns0
+            p[1] += cnt - cnt0
+        ns = sum(p[0] for p in progs.values())
+        if self.event_prog:
+            cnt = sum(p[1] for n, p in progs.items() if n.startswith(self.event_prog))
+        else:
+            cnt = sum(p[1] for p in progs.values())
         cpu = (proc_cpu_seconds(self.proc.pid) - self.cpu0) / max(time.time() - self.t0, 1e-9)
-        return ns, cnt, cpu
+        return ns, cnt, cpu, progs
 
     def stop(self):
         if self.proc.poll() is None:
@@ -90,12 +107,12 @@ def run_interleaved(modes, workload, reps, log=print):
                 tracer.start()
             try:
                 ops = workload()
-                ns, cnt, cpu = tracer.sample() if tracer else (0, 0, 0.0)
+                ns, cnt, cpu, progs = tracer.sample() if tracer else (0, 0, 0.0, {})
             finally:
                 if tracer:
                     tracer.stop()
             samples[name].append({"ops_per_s": ops, "run_time_ns": ns,
-                                  "run_cnt": cnt, "cpu": cpu})
+                                  "run_cnt": cnt, "cpu": cpu, "programs": progs})
             log(f"  rep {rep + 1}/{reps} {name:>16}: {ops:10.1f} ops/s"
                 + (f", {cnt} events, {ns / cnt if cnt else 0:.0f} ns/event,"
                    f" tracer CPU {cpu * 100:.2f}%" if tracer else ""))
@@ -110,13 +127,24 @@ def summarize(samples, baseline):
         ops = [s["ops_per_s"] for s in runs]
         ns = sum(s["run_time_ns"] for s in runs)
         cnt = sum(s["run_cnt"] for s in runs)
+        progs = {}
+        for s in runs:
+            for prog, (pns, pcnt) in s.get("programs", {}).items():
+                p = progs.setdefault(prog, [0, 0])
+                p[0] += pns
+                p[1] += pcnt
+        cpus = [s["cpu"] * 100 for s in runs]
         rows[name] = {
             "ops_per_s_median": statistics.median(ops),
             "ops_per_s_min": min(ops), "ops_per_s_max": max(ops),
             "ratio_to_untraced": statistics.median(ops) / base if base else None,
             "ns_per_event": ns / cnt if cnt else None,
             "events_per_run": cnt / len(runs) if runs else 0,
-            "tracer_cpu_pct": statistics.median(s["cpu"] for s in runs) * 100,
+            "tracer_cpu_pct": statistics.median(cpus),
+            "tracer_cpu_pct_max": max(cpus),
+            "programs": {prog: {"ns_per_run": pns / pcnt if pcnt else None,
+                                "runs_per_run": pcnt / len(runs)}
+                         for prog, (pns, pcnt) in sorted(progs.items())},
             "repeats": len(runs),
         }
     return rows
@@ -125,13 +153,13 @@ def summarize(samples, baseline):
 def print_table(title, rows, baseline, compare=None):
     """compare: (ours, theirs) to print the ns/event ratio between them."""
     print(f"\n{title}")
-    print(f"{'mode':>18} {'ops/s med':>11} {'min..max':>21} {'vs untraced':>11}"
+    print(f"{'mode':>24} {'ops/s med':>11} {'min..max':>21} {'vs untraced':>11}"
           f" {'ns/event':>9} {'events/run':>11} {'CPU %':>6}")
     for name, r in rows.items():
         ratio = "" if name == baseline else f"{r['ratio_to_untraced']:.3f}"
         ns = f"{r['ns_per_event']:.0f}" if r["ns_per_event"] else "-"
         cpu = "" if name == baseline else f"{r['tracer_cpu_pct']:.2f}"
-        print(f"{name:>18} {r['ops_per_s_median']:11.1f}"
+        print(f"{name:>24} {r['ops_per_s_median']:11.1f}"
               f" {r['ops_per_s_min']:10.1f}..{r['ops_per_s_max']:<10.1f}"
               f" {ratio:>11} {ns:>9} {r['events_per_run']:11.0f} {cpu:>6}")
     if compare:

@@ -1,8 +1,64 @@
 #!/usr/bin/env bash
-# make bench: every overhead benchmark this machine can run, one table each,
-# results as JSON under build/bench/. BENCH_SMOKE=1 for a quick pass.
+# make bench: every overhead benchmark, one after the other (never two at
+# once: they would measure each other), one table each, results as JSON
+# under build/bench/, then one table of ratios (build/bench/summary.json).
+#
+#   1. bhscope jbd2 vs bpftrace vs untraced, on this machine (bench_jbd2.py)
+#   2. bhscope lru (+ --whatif 64) vs bpftrace vs untraced, in a VM bench
+#      guest (tools/bench/vm/, bench_lru.py), when QEMU is installed
+#   3. the bhscope serve soak (serve-soak.sh, 10 min)
+#
+# BENCH_SMOKE=1       one short repeat of each, a 60 s soak (a few minutes)
+# BENCH_VM_KERNELS    guests for part 2 (default 6.1; "6.1 6.12" for both)
+# BENCH_REPS          interleaved repeats in the guest (default 5)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+
+t0=$SECONDS
+out=build/bench
+mkdir -p "$out"
+rm -f "$out"/jbd2.json "$out"/lru-*.json "$out"/serve-soak.json "$out"/summary.json
 smoke=()
 [[ ${BENCH_SMOKE:-0} == 1 ]] && smoke=(--smoke)
-python3 tools/bench/bench_jbd2.py "${smoke[@]}"
+rc=0
+
+echo "== bench 1/3: jbd2, on this machine"
+python3 tools/bench/bench_jbd2.py "${smoke[@]}" || rc=1
+
+echo
+echo "== bench 2/3: buffer-head LRU, in the VM bench"
+if command -v qemu-system-x86_64 >/dev/null; then
+	kernels=${BENCH_VM_KERNELS:-6.1}
+	timeout=5400
+	[[ ${BENCH_SMOKE:-0} == 1 ]] && timeout=900
+	# Two vCPUs on every guest (the host has two cores); the guest's notes
+	# show progress, so silence means a hung guest.
+	VM_SUITE=tools/bench/vm VM_KERNELS=$kernels VM_TESTS='' \
+		VM_CPUS=2 VM_SMP_LIST="6.1:2 6.12:2" VM_TEST_TIMEOUT=$timeout \
+		VM_IDLE_TIMEOUT=600 VM_TIMEOUT=$((timeout + 300)) \
+		tools/vm/vmcheck.sh || rc=1
+	for s in $kernels; do
+		f=build/vm/$s/export/lru/lru-$s.json
+		if [[ -f $f ]]; then
+			cp "$f" "$out/lru-$s.json"
+			python3 tools/bench/bench_lru.py --report "$out/lru-$s.json"
+			echo "results: $out/lru-$s.json"
+		else
+			echo "bench: no LRU results from the $s guest (see above)" >&2
+			rc=1
+		fi
+	done
+else
+	echo "bench: qemu-system-x86_64 is not installed (make deps): no LRU bench"
+fi
+
+echo
+echo "== bench 3/3: bhscope serve soak"
+soak=0
+tools/bench/serve-soak.sh || soak=$?
+((soak == 0 || soak == 77)) || rc=1
+
+echo
+python3 tools/bench/summary.py "$out"
+echo "bench: $((SECONDS - t0)) s wall"
+exit $rc

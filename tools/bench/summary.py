@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""make bench's last step: one table of ratios from the JSON results in a
+directory (jbd2.json, lru-<series>.json, serve-soak.json), printed and
+written to summary.json there.
+
+ratio: median traced ops/s over median untraced ops/s; spread: (max - min)
+/ median of the mode's ops/s; ns/event: BPF run time per event (per lookup
+for the LRU tracers); vs bpftrace: bhscope's ns/event over bpftrace's.
+"""
+import glob
+import json
+import os
+import sys
+
+
+def rows_of(part, where, workload, summary):
+    bt = summary.get("bpftrace", {}).get("ns_per_event")
+    for mode, r in summary.items():
+        if mode == "untraced":
+            continue
+        ns = r["ns_per_event"]
+        med = r["ops_per_s_median"]
+        yield {"part": part, "where": where, "workload": workload, "mode": mode,
+               "ratio": r["ratio_to_untraced"],
+               "spread": (r["ops_per_s_max"] - r["ops_per_s_min"]) / med if med else None,
+               "ns_per_event": ns,
+               "vs_bpftrace": ns / bt if ns and bt and mode != "bpftrace" else None,
+               "tracer_cpu_pct": r["tracer_cpu_pct"], "repeats": r["repeats"]}
+
+
+def fmt(v, spec):
+    return "-" if v is None else format(v, spec)
+
+
+def main():
+    d = sys.argv[1] if len(sys.argv) > 1 else "build/bench"
+    rows, targets, soak = [], [], None
+    path = os.path.join(d, "jbd2.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            j = json.load(f)
+        rows += rows_of("jbd2", f"{j['kernel']} host", "dirsync sync writers", j["summary"])
+    for path in sorted(glob.glob(os.path.join(d, "lru-*.json"))):
+        with open(path) as f:
+            j = json.load(f)
+        for key, w in j["workloads"].items():
+            rows += rows_of("lru", f"{j['kernel']} VM", w["title"], w["summary"])
+        targets += [dict(t, kernel=j["kernel"]) for t in j["targets"]]
+    path = os.path.join(d, "serve-soak.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            soak = json.load(f)
+
+    print("make bench: traced / untraced ops/s (medians of interleaved repeats), "
+          "BPF ns per event, bhscope / bpftrace")
+    print(f"{'part':<5} {'kernel':<22} {'workload':<24} {'mode':<24} {'ratio':>6}"
+          f" {'spread':>7} {'ns/event':>9} {'vs bpftrace':>11} {'CPU %':>6} {'reps':>4}")
+    for r in rows:
+        print(f"{r['part']:<5} {r['where']:<22} {r['workload']:<24} {r['mode']:<24}"
+              f" {fmt(r['ratio'], '.3f'):>6} {fmt(r['spread'], '.1%'):>7}"
+              f" {fmt(r['ns_per_event'], '.0f'):>9} {fmt(r['vs_bpftrace'], '.2f'):>11}"
+              f" {fmt(r['tracer_cpu_pct'], '.2f'):>6} {r['repeats']:>4}")
+    if not rows:
+        print("(no results)")
+    if targets:
+        print("issue 8 targets (create-heavy, VM):")
+        for t in targets:
+            v = t["value"]
+            v = "n/a" if v is None else f"{v:.2f}" if "x bpftrace" in t["target"] else f"{v:.2%}"
+            print(f"  {'met   ' if t['met'] else 'MISSED'} {t['kernel']}: {t['target']}: {v}")
+    if soak:
+        print(f"serve soak: {soak['duration_s']} s, {soak['scrapes']} scrapes, "
+              f"{soak['failed']} failed, RSS {soak['rss_kib']['after_1min']} -> "
+              f"{soak['rss_kib']['end']} KiB, scrape p99 {soak['scrape_ms']['p99']} ms")
+    out = os.path.join(d, "summary.json")
+    with open(out, "w") as f:
+        json.dump({"schema": "bhscope.bench-summary/1", "rows": rows,
+                   "targets": targets, "serve_soak": soak}, f, indent=1)
+    print(f"results: {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+#!/bin/bash
+# make bench, in the guest: bhscope lru, bhscope lru --whatif 64 and the
+# bpftrace equivalent against an untraced run, on ext4 on a brd ramdisk
+# (tools/bench/bench_lru.py). Progress goes to the host as notes; the JSON
+# results go back through $VM_EXPORT.
+set -euo pipefail
+# shellcheck source=tests/vm/lib/guest.sh
+. "$REPO/tests/vm/lib/guest.sh"
+
+for tool in bpftrace bpftool python3; do
+	command -v "$tool" >/dev/null || skip "$tool is not installed on the host (make deps)"
+done
+for bin in bhscope bhbench; do
+	[[ -x $REPO/build/$bin ]] || skip "$REPO/build/$bin is not built on the host (make)"
+done
+BENCH_SMOKE=0 BENCH_REPS=''
+# shellcheck source=/dev/null
+[[ -f $VM_OUT/bench.env ]] && . "$VM_OUT/bench.env"
+args=()
+[[ $BENCH_SMOKE == 1 ]] && args+=(--smoke)
+[[ -n $BENCH_REPS ]] && args+=(--reps "$BENCH_REPS")
+
+# 512 MiB, 100000 inodes (the stat workload makes 20000 files), inode
+# tables and journal written now so no ext4lazyinit runs during the bench.
+mnt=/mnt/bench
+if grep -q '^brd ' /proc/modules; then
+	rmmod brd || fail "brd is loaded and busy"
+fi
+modprobe brd rd_nr=1 rd_size=$((512 * 1024)) max_part=0 || fail "modprobe brd"
+trap 'ramdisk_cleanup "$mnt"' EXIT
+trap 'exit 143' TERM INT
+mkfs.ext4 -q -F -b 4096 -N 100000 -E lazy_itable_init=0,lazy_journal_init=0 \
+	/dev/ram0 || fail "mkfs.ext4 /dev/ram0"
+mkdir -p "$mnt"
+mount -t ext4 /dev/ram0 "$mnt" || fail "mount /dev/ram0"
+
+python3 "$REPO/tools/bench/bench_lru.py" --mnt "$mnt" "${args[@]}" \
+	--out "$VM_EXPORT/lru-$SERIES.json"
