@@ -62,10 +62,10 @@ grep -q 'min_batch_us 50000 -> 0 max_batch_us 100000 -> 15000' <<<"$ev" ||
 	fail "no fuller transactions with batch_min_us=50000: $t0 -> $t1 transactions, $h0 -> $h1 handles each"
 # After reset (the log and the event above show 0/15000 us written back):
 # files/s well above the batched figure again (the unbatched figure itself
-# swings 2x between runs under TCG), more transactions again, handles per
-# transaction within one of the start.
+# swings 2x between runs under TCG), handles per transaction within one of
+# the start.
 ((f2 > 2 * f1)) || fail "files/s after reset $f2, batched $f1, started at $f0"
-((t2 > t1 && h2 - h0 <= 1 && h0 - h2 <= 1)) ||
+((h2 - h0 <= 1 && h0 - h2 <= 1)) ||
 	fail "after reset $t2 transactions of $h2 handles; started at $t0 of $h0, batched $t1 of $h1"
 bht_verify
 bht_unload
