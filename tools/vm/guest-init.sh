@@ -51,7 +51,7 @@ EOF
 	off
 fi
 
-timeout_s=${VM_TEST_TIMEOUT:-120}
+timeout_s=${VM_TEST_TIMEOUT:-300}
 logs=/tmp/bhvm-logs
 mkdir -p "$logs"
 pass=0 fail=0 skip=0

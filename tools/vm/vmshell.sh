@@ -10,7 +10,7 @@ set -euo pipefail
 
 SERIES=${1:-${KERNEL:-6.1}}
 VM_TESTS=${VM_TESTS:-}
-VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-120}
+VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-300}
 
 vm_need_tools
 vm_lock
