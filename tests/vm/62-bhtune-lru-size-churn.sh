@@ -3,7 +3,8 @@
 # workload runs; each change is logged once; then the filesystem is intact
 # and umount leaves no buffer_head reference behind. drop_caches and memory
 # compaction (page migration) run in the middle of it. (Under TCG a write
-# plus the 100 ms pause takes 0.2-0.5 s, so 30 s hold 60-150 changes.)
+# plus the 100 ms pause takes 0.2-0.5 s, so 30 s hold 60-150 changes; on a
+# host busy with other guests, as few as 20.)
 set -euo pipefail
 . "$REPO/tests/vm/bhtune.lib"
 bht_need
@@ -32,7 +33,7 @@ bht_load_stop
 logged=$(bht_log_since | grep -c 'bhtune: lru_size ' || true)
 distinct=$(tr ' ' '\n' <<<"$seen" | grep . | sort -u | wc -l)
 echo "$n lru_size changes in 30 s ($distinct distinct values), $logged logged"
-((n >= 30)) || fail "only $n changes in 30 s"
+((n >= 10)) || fail "only $n changes in 30 s"
 ((logged == n)) || fail "$n changes but $logged log lines"
 ((distinct == (n < 65 ? n : 65))) || fail "$distinct distinct values in $n changes"
 bht_set lru_size 16
