@@ -68,7 +68,12 @@ save_file() {
 on_line() {
 	local line=${1%$'\r'} id s
 	case $line in
-	"RUN: "*) running=${line#RUN: } ;;
+	"RUN: "*)
+		running=${line#RUN: }
+		# This test's files from an earlier run are stale; other tests'
+		# (another suite's, say) stay.
+		rm -rf "${VM_OUT:?}/export/${running#*/}"
+		;;
 	"UP: "*) echo "vm: $SERIES: tests start at ${line#UP: } s guest uptime" >&2 ;;
 	"TIME: "*) read -r _ id s <<<"$line" && echo "vm: $id: $s s" >&2 ;;
 	"NOTE: "*) echo "vm: $SERIES: ${line#NOTE: }" >&2 ;;
@@ -100,7 +105,6 @@ boot_guest() {
 	running="" done=0 failed=0
 	: >"$console"
 	: >"$results"
-	rm -rf "$VM_OUT/export"
 	vm_qemu_cmd "$cpus" "bhvm_mode=check" "file:$console" "file:$results"
 	timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" </dev/null >"$VM_OUT/qemu.log" 2>&1 &
 	qpid=$!
