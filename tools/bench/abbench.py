@@ -120,8 +120,14 @@ def run_interleaved(modes, workload, reps, log=print):
 
 
 def summarize(samples, baseline):
-    """Median, spread and ratios per mode."""
-    base = statistics.median(s["ops_per_s"] for s in samples[baseline])
+    """Median, spread and ratios per mode.
+
+    ratio_to_untraced is the median of each repeat's own ratio (a mode's
+    ops/s over the baseline's in the same repeat, which ran minutes apart at
+    most): slow drift of the machine cancels out, unlike in a ratio of the
+    overall medians.
+    """
+    base_runs = [s["ops_per_s"] for s in samples[baseline]]
     rows = {}
     for name, runs in samples.items():
         ops = [s["ops_per_s"] for s in runs]
@@ -137,7 +143,8 @@ def summarize(samples, baseline):
         rows[name] = {
             "ops_per_s_median": statistics.median(ops),
             "ops_per_s_min": min(ops), "ops_per_s_max": max(ops),
-            "ratio_to_untraced": statistics.median(ops) / base if base else None,
+            "ratio_to_untraced": statistics.median(
+                o / b for o, b in zip(ops, base_runs) if b) if any(base_runs) else None,
             "ns_per_event": ns / cnt if cnt else None,
             "events_per_run": cnt / len(runs) if runs else 0,
             "tracer_cpu_pct": statistics.median(cpus),
