@@ -22,11 +22,11 @@
  * disables interrupts, so a preemption, a migration, a sleeping lookup
  * (6.15+ nonatomic) or an invalidation IPI can come between the scan and
  * the lookup. Every exit checks that the CPU, the task and the LRU's change
- * count are those of its entry; a lookup that fails this is "unsynced": it
+ * count are those of its entry, and that a full LRU is still full (an
+ * invalidation IPI empties it); a lookup that fails this is "unsynced": it
  * is counted but not classified, and if it moved a bh to slot 0 the ghost
- * list starts over (its eviction, if any, was not seen). An invalidation
- * IPI between a hit's scan and the lookup, followed by the lookup
- * installing the same bh, would still look like a hit: not detectable.
+ * list starts over (its eviction, if any, was not seen). Left undetected:
+ * an invalidation during a lookup that found the LRU not yet full.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -130,7 +130,7 @@ static __always_inline void lookup_exit(const void *ret,
 	struct buffer_head *const *bhs = lru_this_cpu();
 	struct lru_cpu_state *st = cpu_state_get();
 	struct lru_result r = { .dist = -1, .slot = -1 };
-	bool mine, front;
+	bool mine, front, emptied;
 
 	if (!bhs || !st)
 		return;
@@ -140,8 +140,16 @@ static __always_inline void lookup_exit(const void *ret,
 	       (!args || lru_key_eq(args, &st->in.key));
 	if (mine)
 		st->in.tid = 0;
+	/*
+	 * A hit or an install leaves a full LRU full: a free last slot now
+	 * means an invalidation came between the scan and the lookup.
+	 */
+	emptied = st->in.full && !bhs[lru_slots - 1];
 
-	if (!mine || st->in.seq != st->seq || (st->in.slot >= 0 && !front)) {
+	if (!mine || st->in.seq != st->seq || (st->in.slot >= 0 && !front) ||
+	    emptied) {
+		if (emptied && mine)
+			lru_restart(st);
 		if (args)
 			r.key = *args;
 		else if (mine)
