@@ -15,7 +15,7 @@ set -euo pipefail
 # shellcheck source=tests/vm/lib/lru.sh
 . "$REPO/tests/vm/lib/lru.sh"
 
-PASSES=60
+PASSES=40
 lru_need_tools
 lru_ext4 "$PWD/mnt"
 lru_dir "$PWD/mnt/a" 8

@@ -11,7 +11,7 @@ set -euo pipefail
 . "$REPO/tests/vm/lib/lru.sh"
 
 K=8
-PASSES=300
+PASSES=200
 lru_need_tools
 lru_ext4 "$PWD/mnt"
 lru_dir "$PWD/mnt/d" $K

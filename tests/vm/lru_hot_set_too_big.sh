@@ -12,7 +12,7 @@ set -euo pipefail
 . "$REPO/tests/vm/lib/lru.sh"
 
 K=24
-PASSES=100
+PASSES=40
 lru_need_tools
 lru_ext4 "$PWD/mnt"
 lru_dir "$PWD/mnt/d" $K

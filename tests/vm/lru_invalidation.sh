@@ -19,10 +19,10 @@ lru_dir "$PWD/mnt/d" $K
 lru_list "$PWD/mnt/d" 2
 
 lru_start live.json -C -d $LRU_DEV --whatif 64 --trace lru.trace 3600 1
-lru_list "$PWD/mnt/d" 20
+lru_list "$PWD/mnt/d" 12
 for ((f = 0; f < FLUSHES; f++)); do
 	taskset -c 0 blockdev --flushbufs /dev/$LRU_DEV
-	lru_list "$PWD/mnt/d" 20
+	lru_list "$PWD/mnt/d" 12
 done
 lru_stop live.json
 cat live.json.err

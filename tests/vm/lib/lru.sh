@@ -22,20 +22,25 @@ lru_need_tools() {
 	(($(nproc) > LRU_CPU)) || skip "needs CPU $LRU_CPU; the guest has $(nproc)"
 }
 
-# lru_ext4 MNT: ext4 on a 64 MiB brd ramdisk, no dir_index (linear
-# directories), inode tables zeroed now (no ext4lazyinit later), noatime.
-# Unmounted and brd removed when the test exits.
+# lru_ext4 MNT [MKFS-OPTION...]: ext4 on a brd ramdisk of LRU_RAM_MB MiB
+# (default 64), mounted noatime, inode tables zeroed now (no ext4lazyinit
+# later); by default without dir_index (linear directories). Unmounted and
+# brd removed when the test exits, and any bhscope started here killed.
 lru_ext4() {
 	local mnt=$1
+	shift
+	(($#)) || set -- -O ^dir_index
 	if grep -q '^brd ' /proc/modules; then
 		rmmod brd || fail "brd is loaded and busy (a previous test leaked it)"
 	fi
-	modprobe brd rd_nr=1 rd_size=$((64 * 1024)) max_part=0 || fail "modprobe brd"
+	modprobe brd rd_nr=1 rd_size=$((${LRU_RAM_MB:-64} * 1024)) max_part=0 ||
+		fail "modprobe brd"
 	LRU_MNT=$mnt
 	trap lru_cleanup EXIT
-	mkfs.ext4 -q -F -b 4096 -O ^dir_index \
-		-E lazy_itable_init=0,lazy_journal_init=0 /dev/$LRU_DEV ||
-		fail "mkfs.ext4 /dev/$LRU_DEV"
+	# The runner's timeout sends SIGTERM, which runs no EXIT trap by itself.
+	trap 'exit 143' TERM INT
+	mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 "$@" \
+		/dev/$LRU_DEV || fail "mkfs.ext4 /dev/$LRU_DEV"
 	mkdir -p "$mnt"
 	mount -t ext4 -o noatime /dev/$LRU_DEV "$mnt" || fail "mount /dev/$LRU_DEV"
 }
@@ -51,13 +56,18 @@ lru_cleanup() {
 	rmmod brd 2>/dev/null || true
 }
 
-# lru_dir DIR K: a directory of exactly K blocks and no entries.
+# lru_dir DIR K: a directory of exactly K blocks and no entries. Long
+# names (19 entries a block) keep the number of creates small; the size is
+# checked every 8 creates, less than a block's worth, so it cannot jump
+# past K blocks unseen.
 lru_dir() {
-	local dir=$1 want=$(($2 * 4096)) n=0 size
+	local dir=$1 want=$(($2 * 4096)) n=0 size pad
+	printf -v pad '%*s' 200 ''
+	pad=${pad// /x}
 	mkdir "$dir"
 	while :; do
-		for ((j = 0; j < 64; j++, n++)); do
-			: >"$dir/f$n"
+		for ((j = 0; j < 8; j++, n++)); do
+			: >"$dir/$pad$n"
 		done
 		size=$(stat -c %s "$dir")
 		((size < want)) || break

@@ -1,0 +1,66 @@
+#!/bin/bash
+# With bhtune.ko loaded the module owns the LRU (the kernel's stays empty):
+# bhscope lru must follow it through its tracepoints, at the module's
+# lru_size. At lru_size 8, each pass lists A (6 blocks) twice and B (12
+# blocks) once on one CPU: A's second listing hits in slot 5, the other 18
+# lookups come 17 distinct blocks after their last use and miss. So per
+# pass 6 hits and 18 evicting installs, a curve that is 0 below 6, 6/24
+# from 6 to 17 and 1 (but the first pass) from 18, and the offline replay
+# agrees.
+set -euo pipefail
+# shellcheck source=tests/vm/bhtune.lib
+. "$REPO/tests/vm/bhtune.lib"
+# shellcheck source=tests/vm/lib/lru.sh
+. "$REPO/tests/vm/lib/lru.sh"
+
+PASSES=20
+# bht_need cleans up after a timed-out predecessor, and its rmmods fail
+# when there is nothing to remove: not a failure here.
+bht_need || true
+lru_need_tools
+lru_ext4 "$PWD/mnt"
+# Neither cleanup may fail the test (set -e is off inside an || list).
+trap 'lru_cleanup || true; bht_cleanup || true' EXIT
+lru_dir "$PWD/mnt/a" 6
+lru_dir "$PWD/mnt/b" 12
+echo "filesystem ready at ${SECONDS} s"
+bht_load lru_size=8
+echo "bhtune loaded at ${SECONDS} s"
+workload() {
+	taskset -c "$LRU_CPU" bash -c 'for ((i = 0; i < $1; i++)); do
+		: "$2"/*; : "$2"/*; : "$3"/*; done' _ "$1" "$PWD/mnt/a" "$PWD/mnt/b"
+}
+workload 2
+
+p=$("$LRU_BHSCOPE" lru --probes -j)
+lru_check "--probes: bhtune's tracepoints give the lookups" \
+	'.mode == "bhtune" and .figures.lookups.source == "tracepoint bhtune:bhtune_lookup"' "$p"
+
+lru_start live.json -C -d $LRU_DEV --whatif 32 --trace lru.trace 3600 1
+workload $PASSES
+lru_stop live.json
+echo "traced run done at ${SECONDS} s"
+cat live.json.err
+last=$(tail -n 1 live.json)
+cpu=$(lru_cpu live.json)
+want=$((24 * PASSES))
+
+lru_check "the running LRU size is bhtune's" '.mode == "bhtune" and .lru_size == 8' "$last"
+lru_check "a pass is 24 lookups, 6 of them hits in slot 5" \
+	".lookups == $want and .hits == 6 * $PASSES and .slots[5] == .hits and .unsynced == 0" "$cpu"
+# The module's LRU too may have been emptied just before the start.
+lru_check "the other lookups are installs that evict once the LRU is full" \
+	".installed == 18 * $PASSES and .evictions >= .installed - 8" "$cpu"
+lru_check "what-if: 0 below 6, 6/24 from 6 to 17, 1 (but the first pass) from 18" \
+	"([.whatif.hit_ratio[0:5][] == 0] | all) and
+	 ([.whatif.hit_ratio[5:17][] == .hit_ratio] | all) and
+	 ([.whatif.hit_ratio[17:][] >= ($PASSES - 1) / $PASSES - 1e-6] | all)" "$cpu"
+
+"$LRU_BHSCOPE" simulate lru.trace --sizes 1-32 -C -d $LRU_DEV -j >sim.json
+sim=$(jq -c ".cpus[] | select(.cpu == $LRU_CPU)" sim.json)
+lru_check "the replay lost nothing and never disagreed" \
+	'.lost == 0 and .desync == 0 and .lru_size == 8' "$(cat sim.json)"
+both=$(jq -c -n --argjson a "$cpu" --argjson b "$sim" \
+	'{live: $a.whatif.hit_ratio, sim: $b.whatif.hit_ratio}')
+lru_check "live and offline what-if agree within 1 pp at every size" \
+	'[range(0; 32) as $i | ((.live[$i] - .sim[$i]) | fabs) < 0.01] | all' "$both"

@@ -1,0 +1,58 @@
+#!/bin/bash
+# The what-if curve of a real metadata workload (bhbench meta: create, stat,
+# remove in large htree directories, two tasks, every CPU) against the
+# offline replay of the same run: within 1 percentage point at every size
+# 1-64, per CPU and in total, with nothing lost and no outcome the exact
+# model did not predict. Prints both curves side by side.
+set -euo pipefail
+# shellcheck source=tests/vm/lib/guest.sh
+. "$REPO/tests/vm/lib/guest.sh"
+# shellcheck source=tests/vm/lib/lru.sh
+. "$REPO/tests/vm/lib/lru.sh"
+
+lru_need_tools
+[[ -x $REPO/build/bhbench ]] || skip "bhbench is not built on the host (make)"
+mnt=$PWD/mnt
+LRU_RAM_MB=128
+lru_ext4 "$mnt" -O dir_index
+
+# The same run in text, for the log (and the README's example).
+"$LRU_BHSCOPE" lru -C -d $LRU_DEV --whatif 24 3600 1 >live.txt 2>&1 &
+text=$!
+LRU_PIDS="$text"
+for _ in $(seq 600); do
+	grep -q '^Tracing' live.txt && break
+	sleep 0.1
+done
+lru_start live.json -C --whatif 64 --trace lru.trace 3600 1
+"$REPO/build/bhbench" meta -D "$mnt" -t 2 -n 400 --dir-size 1500 -q
+lru_stop live.json
+kill -INT $text
+wait $text || fail "bhscope lru (text) exited with $?"
+cat live.json.err live.txt
+"$LRU_BHSCOPE" simulate lru.trace --sizes 1-64 -C -j >sim.json
+last=$(tail -n 1 live.json)
+sim=$(cat sim.json)
+
+echo "size    live     offline   (total, every device)"
+jq -r -n --argjson a "$last" --argjson b "$sim" \
+	'range(0; 64) as $i | "\($i + 1)\t\($a.total.whatif.hit_ratio[$i] * 10000 | round / 100)%\t\($b.total.whatif.hit_ratio[$i] * 10000 | round / 100)%"'
+echo "live: $(jq -c '.total | {lookups, hits, installed, not_installed, absent, unsynced, evictions}' <<<"$last")"
+echo "offline: $(jq -c '{records, lost, gaps, resets, snapshots, desync}' <<<"$sim")"
+
+lru_check "the trace is complete and the model predicted every outcome" \
+	'.complete and .lost == 0 and .gaps == 0 and .desync == 0' "$sim"
+lru_check "a metadata workload gives hits and misses" \
+	'.total.lookups > 10000 and .total.hits > 0 and .total.installed > 0' "$last"
+both=$(jq -c -n --argjson a "$last" --argjson b "$sim" '{a: $a, b: $b}')
+lru_check "the replay saw the same lookups" \
+	'[.a.total, .b.total] | map({lookups, hits, installed, not_installed, absent, unsynced}) | .[0] == .[1]' "$both"
+lru_check "live and offline what-if agree within 1 pp at every size, in total" \
+	'[range(0; 64) as $i | ((.a.total.whatif.hit_ratio[$i] - .b.total.whatif.hit_ratio[$i]) | fabs) < 0.01] | all' "$both"
+lru_check "... and on every CPU" \
+	'[.a.cpus[] as $c | (.b.cpus[] | select(.cpu == $c.cpu)) as $s | select($c.lookups > 0) |
+	  range(0; 64) as $i | (($c.whatif.hit_ratio[$i] - $s.whatif.hit_ratio[$i]) | fabs) < 0.01] | all' "$both"
+lru_check "the curve at this kernel's size is the measured hit ratio" \
+	'(.total.whatif.hit_ratio[15] - .total.hit_ratio) | fabs < 0.005' "$last"
+lru_check "the curve never falls as the LRU grows" \
+	'.total.whatif.hit_ratio as $r | [range(1; 64) as $i | $r[$i] >= $r[$i - 1]] | all' "$last"
