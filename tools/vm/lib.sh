@@ -166,7 +166,13 @@ vm_env() {
 }
 
 # vm_qemu_cmd CPUS APPEND SERIAL...: the QEMU command in the array QEMU.
-# TCG only (no /dev/kvm here); thread=multi runs one host thread per vCPU.
+# TCG only (no /dev/kvm here). VM_TCG_THREAD=single (the default) runs
+# every vCPU on one host thread: QEMU 7.2's multi-threaded TCG can keep
+# running a stale translation of kernel text another vCPU just patched
+# (text_poke_bp: livepatch, ftrace, BPF trampolines, static calls), which
+# showed as a CPU looping on a vanished int3 (soft lockup) on 6.1 and an
+# Oops on 6.12, in the bhtune load/unload test. thread=multi is faster on
+# a host with cores to spare, for tests that do not patch text.
 # Measured boot savings: la57=off (4-level page walks are cheaper to
 # emulate), qboot instead of SeaBIOS, no NIC (no iPXE option ROM).
 # The 9p share is the host's / read-only; multidevs=remap keeps inode
@@ -177,10 +183,10 @@ vm_qemu_cmd() {
 	local cpus=$1 append=$2 s
 	shift 2
 	# shellcheck disable=SC2054 # the commas belong to QEMU's options
-	QEMU=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max,la57=off
+	QEMU=(qemu-system-x86_64 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max,la57=off
 		-smp "$cpus" -m "$VM_MEM" -nodefaults -display none -nic none
 		-bios qboot.rom -no-reboot -kernel "$VMLINUZ" -initrd "$VM_OUT/initramfs.cpio"
-		-append "console=ttyS0 panic=-1 mitigations=off no_timer_check quiet $append"
+		-append "console=ttyS0 panic=-1 mitigations=off no_timer_check quiet $append ${VM_APPEND:-}"
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap)
 	for s in "$@"; do
 		QEMU+=(-serial "$s")
