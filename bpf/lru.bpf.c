@@ -2,31 +2,30 @@
 /*
  * The per-CPU buffer-head LRU of fs/buffer.c, per CPU and per device.
  *
- * A lookup is classified before it runs, by scanning this CPU's bh_lrus
- * for (bdev, block, size): a hit in slot i, or a miss. Its return value
- * then splits misses into installed (the bh is now in slot 0), not
- * installed (lru_cache_disabled(), isolated CPU) and absent (not in the
- * page cache). The kernel moves a hit to slot 0 and installs at slot 0, so
- * a hit's slot is its LRU stack distance; the ghost list extends the
- * distances of misses beyond BH_LRU_SIZE for the what-if curve.
+ * One probe per lookup, at its exit: this CPU's LRU then holds the shadow
+ * of the last lookup seen here with this lookup's change applied (see
+ * lru_shadow.bpf.h), which says whether it was a hit in slot i, a miss
+ * installed at slot 0, a miss not installed (lru_cache_disabled(),
+ * isolated CPU) or absent (not in the page cache). The kernel moves a hit
+ * to slot 0 and installs at slot 0, so a hit's slot is its LRU stack
+ * distance; the ghost list extends the distances of misses beyond
+ * BH_LRU_SIZE for the what-if curve.
  *
  * User space loads one set of programs (the others stay off, autoload):
- *   fentry + fexit on the lookup        find_get_block_common (6.15+ and
+ *   fexit on the lookup                 find_get_block_common (6.15+ and
  *   kprobe + kretprobe on the lookup    backports), else __find_get_block
  *   fentry/kprobe on invalidate_bh_lrus{,_cpu} and bh_lru_install where
  *                                       they are symbols (counters only)
  *   tracepoint block:block_touch_buffer hits only: no fentry, no kprobes
  *   tracepoints bhtune:*                bhtune.ko owns the LRU
  *
- * Races, accepted and counted: the entry probe runs before the lookup
- * disables interrupts, so a preemption, a migration, a sleeping lookup
- * (6.15+ nonatomic) or an invalidation IPI can come between the scan and
- * the lookup. Every exit checks that the CPU, the task and the LRU's change
- * count are those of its entry, and that a full LRU is still full (an
- * invalidation IPI empties it); a lookup that fails this is "unsynced": it
- * is counted but not classified, and if it moved a bh to slot 0 the ghost
- * list starts over (its eviction, if any, was not seen). Left undetected:
- * an invalidation during a lookup that found the LRU not yet full.
+ * Races, accepted and counted: an invalidation IPI, a migration or a
+ * preemption between a lookup and its probe leaves an LRU the shadow does
+ * not explain. The model then restarts from the LRU as it is, and the
+ * lookup counts as "unsynced" unless the LRU still says what it did (an
+ * emptied LRU holding only the lookup's bh: an installed miss; a NULL
+ * return: absent). Left undetected: a lookup that ran on another CPU and
+ * changed nothing here reads as not installed.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -40,9 +39,8 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* With --trace: this CPU's LRU content, so a replay starts from it. */
-static __always_inline void trace_snapshot(struct lru_cpu_state *st,
-					   struct buffer_head *const *bhs)
+/* With --trace: the LRU as the shadow knows it, so a replay starts from it. */
+static __always_inline void trace_snapshot(struct lru_cpu_state *st)
 {
 	struct lru_snapshot_msg *m;
 
@@ -57,52 +55,17 @@ static __always_inline void trace_snapshot(struct lru_cpu_state *st,
 	m->head.size = 0;
 	m->head.outcome = LRU_SNAPSHOT;
 	m->head.lru_size = lru_slots;
-	m->head.slot = lru_copy(bhs, m->keys);
+	m->head.slot = 0;
+#pragma clang loop unroll(full)
+	for (int i = 0; i < BHSCOPE_LRU_SLOTS_MAX; i++) {
+		if (i >= lru_slots || i >= st->sh.len)
+			break;
+		m->keys[i] = st->sh.key[i];
+		m->head.slot++;
+	}
 	bpf_ringbuf_submit(m, 0);
 	trace_sent(st);
 	st->trace_synced = 1;
-}
-
-static __always_inline void lookup_enter(const void *bdev, __u64 block,
-					 __u32 size, __u32 dev)
-{
-	struct buffer_head *const *bhs = lru_this_cpu();
-	struct lru_cpu_state *st = cpu_state_get();
-	struct lru_scan sc;
-
-	if (!bhs || !st)
-		return;
-	if (trace_events && !st->trace_synced)
-		trace_snapshot(st, bhs);
-	lru_scan(bhs, bdev, block, size, &sc);
-	st->in.tid = (__u32)bpf_get_current_pid_tgid();
-	st->in.seq = st->seq;
-	st->in.slot = sc.slot;
-	st->in.empty = sc.empty;
-	st->in.full = sc.full;
-	st->in.key.block = block;
-	st->in.key.dev = dev;
-	st->in.key.size = size;
-	if (sc.slot < 0 && sc.full && ghost_cap(lru_slots))
-		lru_victim(bhs, &st->in.victim);
-}
-
-/*
- * A lookup whose entry scan may not describe the LRU it ran on. If it left
- * its bh in slot 0 here, this LRU changed in a way the model did not see:
- * the ghost list restarts, and a replay resynchronises from a snapshot.
- */
-static __always_inline void lookup_unsynced(struct lru_cpu_state *st,
-					    struct lru_result *r, bool front)
-{
-	r->outcome = LRU_UNSYNCED;
-	if (!front)
-		return;
-	r->flags |= LRU_EV_FRONT;
-	st->ghost.len = 0;
-	st->seq++;
-	st->nonempty = 1;
-	st->trace_synced = 0;
 }
 
 /* An installed miss: its depth in the ghost list, and the eviction. */
@@ -110,100 +73,116 @@ static __always_inline void lookup_installed(struct lru_cpu_state *st,
 					     struct lru_result *r)
 {
 	__u32 cap = ghost_cap(lru_slots);
+	struct lru_key victim;
 	int depth;
 
 	r->outcome = LRU_MISS_INSTALLED;
-	r->evicted = st->in.full;
+	r->evicted = st->sh.len >= lru_slots;
 	if (!cap)
 		return;
+	if (r->evicted)
+		victim = st->sh.key[lru_slots - 1];
 	depth = ghost_take(&st->ghost, &r->key);
 	if (depth >= 0)
 		r->dist = lru_slots + depth;
 	if (r->evicted)
-		ghost_push(&st->ghost, &st->in.victim, cap);
+		ghost_push(&st->ghost, &victim, cap);
 }
 
-/* args: the lookup's key from the probe's arguments, NULL if unknown. */
-static __always_inline void lookup_exit(const void *ret,
-					const struct lru_key *args)
+/* The model starts over from what this CPU's LRU holds now. */
+static __always_inline void model_restart(struct lru_cpu_state *st,
+					  struct buffer_head *const *bhs)
+{
+	lru_restart(st);
+	shadow_read(&st->sh, bhs);
+	st->nonempty = st->sh.len != 0;
+	st->trace_synced = 0;
+}
+
+/*
+ * The LRU is not what the shadow and this lookup explain: it was emptied
+ * (an invalidation), or changed by a lookup the tracer saw elsewhere or
+ * not at all (migration, preemption between the lookup and its probe).
+ * The model starts over from what the LRU holds now; the lookup is still
+ * classified where the LRU says enough, and the trace tells a replay to
+ * start over too.
+ */
+static __always_inline void lookup_unexplained(struct lru_cpu_state *st,
+					       struct buffer_head *const *bhs,
+					       const void *ret,
+					       struct lru_result *r)
+{
+	bool front = ret && (const void *)bhs[0] == ret;
+	/* emptied before the lookup: at most the lookup's own install */
+	bool emptied = st->sh.valid &&
+		       (front ? lru_slots < 2 || !bhs[1] : !bhs[0]);
+
+	model_restart(st, bhs);
+
+	if (emptied && front)
+		r->outcome = LRU_MISS_INSTALLED;
+	else if (!emptied && ret)
+		r->outcome = LRU_UNSYNCED;
+	r->flags |= r->outcome == LRU_UNSYNCED ? LRU_EV_FRONT : LRU_EV_EMPTY;
+	r->slot = -1;
+	lru_account(st, r);
+}
+
+/* The one probe of a lookup: key is its (bdev, block, size), ret its bh. */
+static __always_inline void lookup_done(const void *ret,
+					const struct lru_key *key)
 {
 	struct buffer_head *const *bhs = lru_this_cpu();
 	struct lru_cpu_state *st = cpu_state_get();
 	struct lru_result r = { .dist = -1, .slot = -1 };
-	bool mine, front, emptied;
+	int slot = -1, last = -1;
 
 	if (!bhs || !st)
 		return;
+	r.key = *key;
 	r.lru_size = lru_slots;
-	front = ret && (const void *)bhs[0] == ret;
-	mine = st->in.tid == (__u32)bpf_get_current_pid_tgid() &&
-	       (!args || lru_key_eq(args, &st->in.key));
-	if (mine)
-		st->in.tid = 0;
-	/*
-	 * A hit or an install leaves a full LRU full: a free last slot now
-	 * means an invalidation came between the scan and the lookup.
-	 */
-	emptied = st->in.full && !bhs[lru_slots - 1];
-
-	if (!mine || st->in.seq != st->seq || (st->in.slot >= 0 && !front) ||
-	    emptied) {
-		if (emptied && mine)
-			lru_restart(st);
-		if (args)
-			r.key = *args;
-		else if (mine)
-			r.key = st->in.key;
-		else if (ret)
-			lru_key_read(ret, &r.key);
-		lookup_unsynced(st, &r, front);
-		lru_account(st, &r);
+	if (!ret) {
+		r.outcome = LRU_MISS_ABSENT;
+	} else if ((const void *)bhs[0] != ret) {
+		/* not installed; or a hit on another CPU, if we hold it */
+		slot = shadow_find(&st->sh, ret, key);
+		r.outcome = slot < 0 ? LRU_MISS_NOT_INSTALLED : LRU_UNSYNCED;
+	} else {
+		slot = shadow_find(&st->sh, ret, key);
+		r.outcome = slot >= 0 ? LRU_HIT : LRU_MISS_INSTALLED;
+		last = slot >= 0 ? slot : lru_slots - 1;
+	}
+	if (!st->sh.valid || !shadow_explains(&st->sh, bhs, ret, last)) {
+		lookup_unexplained(st, bhs, ret, &r);
 		return;
 	}
 
-	r.key = st->in.key;
-	if (st->in.empty) {
-		r.flags |= LRU_EV_EMPTY;
-		lru_restart(st);
-	}
-	if (st->in.slot >= 0) {
-		r.outcome = LRU_HIT;
-		r.slot = st->in.slot;
-		r.dist = st->in.slot;
-	} else if (!ret) {
-		r.outcome = LRU_MISS_ABSENT;
-	} else if (!front) {
-		r.outcome = LRU_MISS_NOT_INSTALLED;
-	} else {
+	if (trace_events && !st->trace_synced)
+		trace_snapshot(st);
+	if (r.outcome == LRU_HIT) {
+		r.slot = slot;
+		r.dist = slot;
+	} else if (r.outcome == LRU_MISS_INSTALLED) {
 		lookup_installed(st, &r);
 	}
-	if (front) {
-		st->seq++;
+	shadow_apply(&st->sh, ret, key, last);
+	if (last >= 0)
 		st->nonempty = 1;
-	}
 	lru_account(st, &r);
 }
 
 /*
- * fentry/fexit. The attach target is set by user space: find_get_block_common
+ * fexit: the attach target is set by user space: find_get_block_common
  * (bdev, block, size, atomic) where it exists, else __find_get_block
  * (bdev, block, size); the first three arguments are the same.
  */
-SEC("fentry/__find_get_block")
-int BPF_PROG(fentry_lookup, struct block_device *bdev, sector_t block,
-	     unsigned int size)
-{
-	lookup_enter(bdev, block, size, bdev->bd_dev);
-	return 0;
-}
-
 SEC("fexit/__find_get_block")
 int BPF_PROG(fexit_lookup, struct block_device *bdev, sector_t block,
 	     unsigned int size, struct buffer_head *ret)
 {
-	struct lru_key args = { block, bdev->bd_dev, size };
+	struct lru_key key = { block, bdev->bd_dev, size };
 
-	lookup_exit(ret, &args);
+	lookup_done(ret, &key);
 	return 0;
 }
 
@@ -211,25 +190,64 @@ SEC("fexit/find_get_block_common")
 int BPF_PROG(fexit_lookup_common, struct block_device *bdev, sector_t block,
 	     unsigned int size, bool atomic, struct buffer_head *ret)
 {
-	struct lru_key args = { block, bdev->bd_dev, size };
+	struct lru_key key = { block, bdev->bd_dev, size };
 
-	lookup_exit(ret, &args);
+	lookup_done(ret, &key);
 	return 0;
 }
 
-/* kprobe/kretprobe: attached by user space to the same function. */
+/*
+ * kprobe/kretprobe, attached by user space to the same function. A
+ * kretprobe has no arguments: the entry keeps the key for it.
+ */
 SEC("kprobe/__find_get_block")
 int BPF_KPROBE(kprobe_lookup, struct block_device *bdev, sector_t block,
 	       unsigned int size)
 {
-	lookup_enter(bdev, block, size, BPF_CORE_READ(bdev, bd_dev));
+	struct lru_cpu_state *st = cpu_state_get();
+
+	if (!st)
+		return 0;
+	st->in.tid = (__u32)bpf_get_current_pid_tgid();
+	st->in.key.block = block;
+	st->in.key.dev = BPF_CORE_READ(bdev, bd_dev);
+	st->in.key.size = size;
 	return 0;
 }
 
 SEC("kretprobe/__find_get_block")
 int BPF_KRETPROBE(kretprobe_lookup, struct buffer_head *ret)
 {
-	lookup_exit(ret, NULL);
+	struct lru_cpu_state *st = cpu_state_get();
+	struct lru_key key = {};
+
+	if (!st)
+		return 0;
+	if (st->in.tid == (__u32)bpf_get_current_pid_tgid()) {
+		key = st->in.key;
+		st->in.tid = 0;
+	} else if (ret) {
+		/* preempted between its probes: the bh still names it */
+		lru_key_read(ret, &key);
+	}
+	lookup_done(ret, &key);
+	return 0;
+}
+
+/*
+ * Run by user space on each CPU (BPF_PROG_TEST_RUN, BPF_F_TEST_RUN_ON_CPU)
+ * once the lookup probe is attached, so that the shadow starts as the LRU
+ * is and even a CPU's first lookup is classified. In the IPI, so no lookup
+ * is between its interrupts-off sections on this CPU.
+ */
+SEC("raw_tp")
+int prime_shadow(void *ctx)
+{
+	struct buffer_head *const *bhs = lru_this_cpu();
+	struct lru_cpu_state *st = cpu_state_get();
+
+	if (bhs && st && !st->sh.valid)
+		model_restart(st, bhs);
 	return 0;
 }
 

@@ -4,10 +4,9 @@
  *	static DEFINE_PER_CPU(struct bh_lru, bh_lrus);
  * through its vmlinux BTF as a typed per-CPU ksym. The array is sorted
  * newest first and is a prefix of non-NULL entries (installs shift in at
- * slot 0, hits move to slot 0, invalidation clears every slot), so a scan
- * stops at the first hole.
+ * slot 0, hits move to slot 0, invalidation clears every slot).
  *
- * The slots are read at constant offsets (the verifier refuses a variable
+ * Slots are read at constant offsets (the verifier refuses a variable
  * offset into a BTF object), so the loops are unrolled up to
  * BHSCOPE_LRU_SLOTS_MAX and cut at lru_slots, which the verifier knows.
  */
@@ -23,12 +22,6 @@ const volatile __u32 lru_slots = 16;
 /* Weak: a kernel without it (!CONFIG_BUFFER_HEAD) still loads the rest. */
 extern const struct bh_lru bh_lrus __ksym __weak;
 
-struct lru_scan {
-	int slot;		/* of the key, -1 if absent */
-	bool empty;		/* slot 0 is free: the LRU was emptied */
-	bool full;		/* slot BH_LRU_SIZE-1 is used: installs evict */
-};
-
 /*
  * This CPU's LRU as a plain array of slots, or NULL when the kernel BTF has
  * no bh_lrus. void * on purpose: the compiler must not bound the index by
@@ -39,30 +32,6 @@ static __always_inline struct buffer_head *const *lru_this_cpu(void)
 	if (!&bh_lrus)
 		return NULL;
 	return (struct buffer_head *const *)bpf_this_cpu_ptr(&bh_lrus);
-}
-
-static __always_inline void lru_scan(struct buffer_head *const *bhs,
-				     const void *bdev, __u64 block, __u32 size,
-				     struct lru_scan *r)
-{
-	r->slot = -1;
-	r->empty = !bhs[0];
-	r->full = !!bhs[lru_slots - 1];
-#pragma clang loop unroll(full)
-	for (int i = 0; i < BHSCOPE_LRU_SLOTS_MAX; i++) {
-		struct buffer_head *bh;
-
-		if (i >= lru_slots)
-			break;
-		bh = bhs[i];
-		if (!bh)
-			break;
-		if (bh->b_blocknr == block && bh->b_size == size &&
-		    (const void *)bh->b_bdev == bdev) {
-			r->slot = i;
-			break;
-		}
-	}
 }
 
 /* The key of a bh read from the LRU (a BTF pointer: direct loads). */
@@ -82,34 +51,6 @@ static __always_inline void lru_key_read(const void *bh, struct lru_key *k)
 	k->block = BPF_CORE_READ(b, b_blocknr);
 	k->size = BPF_CORE_READ(b, b_size);
 	k->dev = BPF_CORE_READ(b, b_bdev, bd_dev);
-}
-
-/* The entry an install would evict (slot BH_LRU_SIZE-1); the LRU is full. */
-static __always_inline void lru_victim(struct buffer_head *const *bhs,
-				       struct lru_key *k)
-{
-	lru_key_of(bhs[lru_slots - 1], k);
-}
-
-/* Copies up to BHSCOPE_LRU_SLOTS_MAX keys of the LRU; returns how many. */
-static __always_inline __u32 lru_copy(struct buffer_head *const *bhs,
-				      struct lru_key *keys)
-{
-	__u32 n = 0;
-
-#pragma clang loop unroll(full)
-	for (int i = 0; i < BHSCOPE_LRU_SLOTS_MAX; i++) {
-		struct buffer_head *bh;
-
-		if (i >= lru_slots)
-			break;
-		bh = bhs[i];
-		if (!bh)
-			break;
-		lru_key_of(bh, &keys[i]);
-		n++;
-	}
-	return n;
 }
 
 #endif /* BHSCOPE_LRU_SCAN_BPF_H */

@@ -7,6 +7,7 @@
 #define BHSCOPE_LRU_STATE_BPF_H
 
 #include "lru_ghost.bpf.h"
+#include "lru_shadow.bpf.h"
 #include "lru_stats.h"
 #include "maps.bpf.h"
 
@@ -43,20 +44,16 @@ struct {
 	__uint(max_entries, 4096);
 } events SEC(".maps");
 
-/* The lookup between its entry and exit probes on this CPU. */
+/* kprobe mode: the lookup's key, from its entry to its return. */
 struct lru_inflight {
 	__u32 tid;		/* 0: none */
-	__s16 slot;		/* entry scan: hit slot, -1 miss */
-	__u8 empty;
-	__u8 full;
-	__u64 seq;		/* lru_cpu_state.seq at entry */
+	__u32 pad;
 	struct lru_key key;
-	struct lru_key victim;	/* slot BH_LRU_SIZE-1 at entry, if full */
 };
 
 struct lru_cpu_state {
 	struct lru_inflight in;
-	__u64 seq;		/* changes of this LRU seen at exits */
+	struct lru_shadow sh;
 	__u8 nonempty;		/* the LRU held entries after the last one */
 	__u8 trace_synced;	/* the trace has this LRU's content */
 	__u8 trace_gap;		/* trace records lost since the last sent */

@@ -81,18 +81,20 @@ void lru_figures_lookups(struct lru_session *s, const struct lru_load_opts *o,
 	lru_fig_from(s, LRU_FIG_LRU_SIZE,
 		     "BH_LRU_SIZE %d, from struct bh_lru in the kernel's BTF",
 		     s->lru_size);
-	lru_fig_from(s, LRU_FIG_LOOKUPS, "%s %s", fentry ? "fentry+fexit" :
-		     "kprobe+kretprobe", func);
+	const char *probe = fentry ? "fexit" : "kprobe+kretprobe";
+
+	lru_fig_from(s, LRU_FIG_LOOKUPS, "%s %s", probe, func);
 	lru_fig_from(s, LRU_FIG_HITS,
-		     "%s %s: the key found in this CPU's bh_lrus, in slot 0 on return",
-		     fentry ? "fentry" : "kprobe", func);
-	lru_fig_from(s, LRU_FIG_SLOTS, "%s %s: scan of this CPU's bh_lrus",
-		     fentry ? "fentry" : "kprobe", func);
+		     "%s %s: the bh back in slot 0 was in this CPU's bh_lrus before",
+		     probe, func);
+	lru_fig_from(s, LRU_FIG_SLOTS,
+		     "%s %s: where it was, from a shadow of this CPU's bh_lrus",
+		     probe, func);
 	lru_fig_from(s, LRU_FIG_MISSES,
 		     "%s %s: the return value, and whether it is now in slot 0",
-		     fentry ? "fexit" : "kretprobe", func);
+		     probe, func);
 	lru_fig_from(s, LRU_FIG_EVICTIONS,
-		     "installs while slot %d of bh_lrus was used at entry",
+		     "installs while slot %d of bh_lrus was used before",
 		     s->lru_size - 1);
 	if (o->whatif > s->lru_size)
 		snprintf(distances, sizeof(distances),

@@ -252,6 +252,41 @@ static void attach_optional(struct lru_session *s, bool fentry,
 			     hook_kind_names[kind], "bh_lru_install", err);
 }
 
+/*
+ * The lookup's programs: fexit alone (it has the arguments), or a kprobe
+ * that keeps them for the kretprobe.
+ */
+static void lookup_progs(struct lru_bpf *skel, bool fentry,
+			 const struct lookup_target *t,
+			 struct bpf_program **entry, struct bpf_program **exit)
+{
+	if (!fentry) {
+		*entry = skel->progs.kprobe_lookup;
+		*exit = skel->progs.kretprobe_lookup;
+		return;
+	}
+	*entry = NULL;
+	*exit = t->common ? skel->progs.fexit_lookup_common :
+			    skel->progs.fexit_lookup;
+}
+
+/*
+ * Shows each CPU's LRU to the probe before its first lookup there. Best
+ * effort: where it fails, that CPU's first lookup counts as unsynced.
+ */
+static void prime_shadows(struct lru_session *s)
+{
+	int fd = bpf_program__fd(s->skel->progs.prime_shadow);
+	int cpu, ncpus = libbpf_num_possible_cpus();
+
+	for (cpu = 0; fd >= 0 && cpu < ncpus; cpu++) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts,
+			    .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu);
+
+		bpf_prog_test_run_opts(fd, &opts);	/* offline: ENXIO */
+	}
+}
+
 static int try_lookups(struct lru_session *s, const struct lru_load_opts *o,
 		       bool fentry, const struct lookup_target *t,
 		       const struct lru_symbols *sym, char *why, size_t len)
@@ -275,16 +310,13 @@ retry:
 			 strerror(errno));
 		return -errno;
 	}
-	entry = fentry ? skel->progs.fentry_lookup : skel->progs.kprobe_lookup;
-	exit = !fentry ? skel->progs.kretprobe_lookup :
-	       t->common ? skel->progs.fexit_lookup_common :
-			   skel->progs.fexit_lookup;
-	bpf_program__set_autoload(entry, true);
+	lookup_progs(skel, fentry, t, &entry, &exit);
+	if (entry)
+		bpf_program__set_autoload(entry, true);
 	bpf_program__set_autoload(exit, true);
-	if (fentry) {
-		bpf_program__set_attach_target(entry, 0, t->func);
+	bpf_program__set_autoload(skel->progs.prime_shadow, true);
+	if (fentry)
 		bpf_program__set_attach_target(exit, 0, t->func);
-	}
 	if (optional) {
 		bpf_program__set_autoload(fentry ? skel->progs.fentry_invalidate_all :
 						   skel->progs.kprobe_invalidate_all,
@@ -312,17 +344,15 @@ retry:
 	}
 	if (err)
 		return err;
-	entry = fentry ? s->skel->progs.fentry_lookup : s->skel->progs.kprobe_lookup;
-	exit = !fentry ? s->skel->progs.kretprobe_lookup :
-	       t->common ? s->skel->progs.fexit_lookup_common :
-			   s->skel->progs.fexit_lookup;
-	err = attach(s, entry, fentry ? HOOK_FENTRY : HOOK_KPROBE, t->func, true) ?:
+	lookup_progs(s->skel, fentry, t, &entry, &exit);
+	err = (entry ? attach(s, entry, HOOK_KPROBE, t->func, true) : 0) ?:
 	      attach(s, exit, fentry ? HOOK_FEXIT : HOOK_KRETPROBE, t->func, true);
 	if (err) {
 		probe_reason(why, len, kind, t->func, err);
 		drop_skel(s);
 		return err;
 	}
+	prime_shadows(s);
 	snprintf(s->hook, sizeof(s->hook), "%s:%s", fentry ? "fentry" : "kprobe",
 		 t->func);
 	lru_figures_lookups(s, o, fentry, t->func);

@@ -53,7 +53,7 @@ double lru_selfcost_per_lookup(const struct lru_selfcost *c)
 		if (!c->prog[i].per_lookup)
 			continue;
 		ns += c->prog[i].run_time_ns;
-		/* The entry program (the first) counts the lookups. */
+		/* each runs once per lookup: the first one counts them */
 		if (!runs)
 			runs = c->prog[i].run_cnt;
 	}
@@ -76,7 +76,7 @@ void lru_selfcost_print(FILE *out, const struct lru_selfcost *c)
 			(unsigned long long)c->prog[i].run_cnt,
 			ns_per_run(&c->prog[i]));
 	if (per_lookup >= 0)
-		fprintf(out, "  %-40s %12s %10.1f\n", "per lookup (entry + exit)",
+		fprintf(out, "  %-40s %12s %10.1f\n", "per lookup (all of its probes)",
 			"", per_lookup);
 }
 

@@ -9,8 +9,8 @@ reads its inode through the buffer cache). Modes: untraced, `bhscope lru`
 and `bhscope lru --whatif 64` at a 1 s interval, and tools/bench/lru.bt.
 
 ns/event is per lookup: all of a tracer's BPF run time over the run count
-of its lookup entry probe (bhscope runs an entry and an exit program per
-lookup, bpftrace one program per lookup and one per hit).
+of its lookup probe (bhscope runs one program per lookup, at its exit;
+bpftrace one program per lookup and one per hit).
 
 --report FILE prints the tables of a finished run (the host does this with
 the JSON the guest sent back).
@@ -122,16 +122,16 @@ def main():
     with open(bt_path, "w") as f:
         f.write(script)
 
-    # bhscope: fentry + fexit on the lookup, fentry on invalidate_bh_lrus;
+    # bhscope: fexit on the lookup, fentry on invalidate_bh_lrus{,_cpu};
     # bpftrace: kfunc, tracepoint, interval. Under TCG bpftrace takes ~20 s
     # to start.
     modes = [
         ("untraced", None),
-        ("bhscope lru", abbench.Tracer("bhscope", [bhscope, "lru", "1"], 3,
-                                       event_prog="fentry_lookup")),
+        ("bhscope lru", abbench.Tracer("bhscope", [bhscope, "lru", "1"], 2,
+                                       event_prog="fexit_lookup")),
         ("bhscope lru --whatif 64",
-         abbench.Tracer("bhscope", [bhscope, "lru", "--whatif", "64", "1"], 3,
-                        event_prog="fentry_lookup")),
+         abbench.Tracer("bhscope", [bhscope, "lru", "--whatif", "64", "1"], 2,
+                        event_prog="fexit_lookup")),
         ("bpftrace", abbench.Tracer("bpftrace", ["bpftrace", bt_path], 3,
                                     event_prog=func[:15], start_timeout=180)),
     ]

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The shadow: what this CPU's buffer-head LRU held after the last lookup
+ * the tracer saw on it, as addresses (to compare with the LRU) and keys
+ * (to name them without touching buffer_heads the LRU may have let go).
+ *
+ * A lookup changes the LRU in one of three ways: a hit moves slot i to
+ * slot 0, an installed miss shifts every entry down one and puts the new
+ * bh at slot 0 (the last one falls off), anything else leaves it alone.
+ * So one probe at the lookup's exit is enough to classify it: the LRU it
+ * sees must be the shadow with one of those changes applied, and which
+ * one says what the lookup did. Anything else (an invalidation emptied
+ * the LRU, the task migrated or was preempted between the lookup and the
+ * probe) shows up as an LRU the shadow cannot explain.
+ *
+ * Addresses alone could be fooled by a bh freed and reallocated at the
+ * same address; a hit also checks the key.
+ */
+#ifndef BHSCOPE_LRU_SHADOW_BPF_H
+#define BHSCOPE_LRU_SHADOW_BPF_H
+
+#include "lru_scan.bpf.h"
+#include "lru_stats.h"
+
+struct lru_shadow {
+	__u64 bh[BHSCOPE_LRU_SLOTS_MAX];	/* addresses, newest first */
+	struct lru_key key[BHSCOPE_LRU_SLOTS_MAX];
+	__u32 len;				/* used slots */
+	__u32 valid;				/* 0: not read yet */
+};
+
+/* Slot of ret in the shadow, or -1. */
+static __always_inline int shadow_find(const struct lru_shadow *sh,
+				       const void *ret,
+				       const struct lru_key *key)
+{
+#pragma clang loop unroll(full)
+	for (int i = 0; i < BHSCOPE_LRU_SLOTS_MAX; i++) {
+		if (i >= lru_slots || i >= sh->len)
+			break;
+		if (sh->bh[i] == (__u64)ret)
+			return lru_key_eq(&sh->key[i], key) ? i : -1;
+	}
+	return -1;
+}
+
+/*
+ * Does the LRU hold the shadow with front moved (or put) at slot 0, and
+ * slots 0..last-1 moved down one? last = i for a hit in slot i,
+ * lru_slots - 1 for an install, -1 for no change (front unused).
+ */
+static __always_inline bool shadow_explains(const struct lru_shadow *sh,
+					    struct buffer_head *const *bhs,
+					    const void *front, int last)
+{
+#pragma clang loop unroll(full)
+	for (int i = 0; i < BHSCOPE_LRU_SLOTS_MAX; i++) {
+		__u64 want;
+
+		if (i >= lru_slots)
+			break;
+		if (i > last)
+			want = i < sh->len ? sh->bh[i] : 0;
+		else if (i == 0)
+			want = (__u64)front;
+		else
+			want = i - 1 < sh->len ? sh->bh[i - 1] : 0;
+		if ((__u64)bhs[i] != want)
+			return false;
+	}
+	return true;
+}
+
+/* Applies the change shadow_explains() accepted; key names front. */
+static __always_inline void shadow_apply(struct lru_shadow *sh,
+					 const void *front,
+					 const struct lru_key *key, int last)
+{
+	if (last < 0)
+		return;
+#pragma clang loop unroll(full)
+	for (int i = BHSCOPE_LRU_SLOTS_MAX - 1; i > 0; i--) {
+		if (i >= lru_slots || i > last)
+			continue;
+		sh->bh[i] = sh->bh[i - 1];
+		sh->key[i] = sh->key[i - 1];
+	}
+	sh->bh[0] = (__u64)front;
+	sh->key[0] = *key;
+	if (sh->len <= last)
+		sh->len++;
+}
+
+/*
+ * Reads the LRU into the shadow. Every entry holds a reference now, so its
+ * buffer_head is alive to read.
+ */
+static __always_inline void shadow_read(struct lru_shadow *sh,
+					struct buffer_head *const *bhs)
+{
+	__u32 n = 0;
+
+#pragma clang loop unroll(full)
+	for (int i = 0; i < BHSCOPE_LRU_SLOTS_MAX; i++) {
+		struct buffer_head *bh;
+
+		if (i >= lru_slots)
+			break;
+		bh = bhs[i];
+		if (!bh)
+			break;
+		sh->bh[i] = (__u64)bh;
+		lru_key_of(bh, &sh->key[i]);
+		n++;
+	}
+	sh->len = n;
+	sh->valid = 1;
+}
+
+#endif /* BHSCOPE_LRU_SHADOW_BPF_H */
