@@ -181,24 +181,7 @@ static __always_inline void lru_account(struct lru_cpu_state *st,
 			c->devs_dropped++;
 		return;
 	}
-	s->lookups++;
-	switch (r->outcome) {
-	case LRU_HIT:
-		s->hits++;
-		break;
-	case LRU_MISS_INSTALLED:
-		s->installed++;
-		break;
-	case LRU_MISS_NOT_INSTALLED:
-		s->not_installed++;
-		break;
-	case LRU_MISS_ABSENT:
-		s->absent++;
-		break;
-	default:
-		s->unsynced++;
-		break;
-	}
+	lru_stats_count(s, r->outcome);
 	s->evictions += r->evicted;
 	if (r->dist >= 0 && r->dist < BHSCOPE_LRU_DEPTH_MAX)
 		s->dist[r->dist]++;

@@ -98,6 +98,29 @@ struct lru_dev_stats {
 	__u64 dist[BHSCOPE_LRU_DEPTH_MAX];
 };
 
+/* Counts one lookup of outcome o: the probe and the replay count alike. */
+static inline void lru_stats_count(struct lru_dev_stats *s, int o)
+{
+	s->lookups++;
+	switch (o) {
+	case LRU_HIT:
+		s->hits++;
+		break;
+	case LRU_MISS_INSTALLED:
+		s->installed++;
+		break;
+	case LRU_MISS_NOT_INSTALLED:
+		s->not_installed++;
+		break;
+	case LRU_MISS_ABSENT:
+		s->absent++;
+		break;
+	default:
+		s->unsynced++;
+		break;
+	}
+}
+
 /* Per CPU, whatever the device. */
 struct lru_cpu_counters {
 	__u64 resets;		/* LRU found emptied: the model restarted */

@@ -106,44 +106,40 @@ static bool bhtune_batch_valid(int min_us, int max_us)
 	return min_us < 0 || max_us < 0 || min_us <= max_us;
 }
 
-static int bhtune_batch_min_set(const char *val, const struct kernel_param *kp)
+/* Sets batch_max_us if @max, else batch_min_us; the other one stays. */
+static int bhtune_batch_store(const char *val, bool max)
 {
-	int min_us, max_us, v, ret;
+	int min_us, max_us, old, v, ret;
 	dev_t dev;
 
 	ret = bhtune_batch_parse(val, &v);
 	if (ret)
 		return ret;
 	bhtune_jbd2_get(&min_us, &max_us, &dev);
-	if (!bhtune_batch_valid(v, max_us))
+	old = max ? max_us : min_us;
+	if (max)
+		max_us = v;
+	else
+		min_us = v;
+	if (!bhtune_batch_valid(min_us, max_us))
 		return -EINVAL;
-	if (v == min_us)
+	if (v == old)
 		return 0;
-	ret = bhtune_jbd2_set(v, max_us, dev);
+	ret = bhtune_jbd2_set(min_us, max_us, dev);
 	if (ret)
 		return ret;
-	pr_info("batch_min_us %d -> %d\n", min_us, v);
+	pr_info("batch_%s_us %d -> %d\n", max ? "max" : "min", old, v);
 	return 0;
+}
+
+static int bhtune_batch_min_set(const char *val, const struct kernel_param *kp)
+{
+	return bhtune_batch_store(val, false);
 }
 
 static int bhtune_batch_max_set(const char *val, const struct kernel_param *kp)
 {
-	int min_us, max_us, v, ret;
-	dev_t dev;
-
-	ret = bhtune_batch_parse(val, &v);
-	if (ret)
-		return ret;
-	bhtune_jbd2_get(&min_us, &max_us, &dev);
-	if (!bhtune_batch_valid(min_us, v))
-		return -EINVAL;
-	if (v == max_us)
-		return 0;
-	ret = bhtune_jbd2_set(min_us, v, dev);
-	if (ret)
-		return ret;
-	pr_info("batch_max_us %d -> %d\n", max_us, v);
-	return 0;
+	return bhtune_batch_store(val, true);
 }
 
 static int bhtune_batch_min_get(char *buf, const struct kernel_param *kp)

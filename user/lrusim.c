@@ -91,28 +91,6 @@ static void snapshot(struct lrusim *sim, struct lrusim_cpu *c,
 	c->stack[c->len++] = *k;
 }
 
-static void count(struct lru_dev_stats *s, const struct lru_event *e)
-{
-	s->lookups++;
-	switch (e->outcome) {
-	case LRU_HIT:
-		s->hits++;
-		break;
-	case LRU_MISS_INSTALLED:
-		s->installed++;
-		break;
-	case LRU_MISS_NOT_INSTALLED:
-		s->not_installed++;
-		break;
-	case LRU_MISS_ABSENT:
-		s->absent++;
-		break;
-	default:
-		s->unsynced++;
-		break;
-	}
-}
-
 static void lookup(struct lrusim *sim, struct lrusim_cpu *c,
 		   const struct lru_event *e, const struct lru_key *k)
 {
@@ -121,7 +99,7 @@ static void lookup(struct lrusim *sim, struct lrusim_cpu *c,
 	int pos, dist = -1;
 
 	if (counted)
-		count(&c->stats, e);
+		lru_stats_count(&c->stats, e->outcome);
 	if (e->outcome == LRU_UNSYNCED) {
 		/* Its bh went to slot 0 in a way the trace cannot say. */
 		if (e->flags & LRU_EV_FRONT)
