@@ -5,13 +5,20 @@
 # The LRU is a stack: a lookup that hits slot i of a size-n LRU would hit in
 # any LRU larger than i, so the hit slots of the lru_size=16 run predict the
 # hit ratio at 4 and 8 (and the 64 run's, at 32): the table shows those
-# predictions too, and they must agree with the runs at those sizes.
+# predictions too, and they must agree with the runs at those sizes. And
+# `bhscope lru --whatif 64`, run during the lru_size=16 run only, predicts
+# every size from its ghost list: its curve must agree with the runs at
+# 4, 8, 32 and 64 as well.
 set -euo pipefail
 . "$REPO/tests/vm/bhtune.lib"
+# shellcheck source=tests/vm/lib/lru.sh
+. "$REPO/tests/vm/lib/lru.sh"
 bht_need
+lru_need_tools
 command -v bpftrace >/dev/null || skip "bpftrace is not installed"
 # shellcheck disable=SC2016 # expanded when the trap runs
-bht_traps '[[ -n ${bt:-} ]] && kill -INT "$bt" 2>/dev/null'
+bht_traps '[[ -n ${bt:-} ]] && kill -INT "$bt" 2>/dev/null
+	[[ -n ${LRU_PID:-} ]] && kill "$LRU_PID" 2>/dev/null'
 
 bht_fs 48
 bht_load
@@ -37,11 +44,13 @@ sizes="0 4 8 16 32 64"
 declare -A files
 for s in $sizes; do
 	bht_set lru_size "$s"
+	((s != 16)) || lru_start whatif.json -d "${BHT_DEV##*/}" --whatif 64 3600 1
 	# Same work each time, on one CPU: the LRU is per CPU.
 	files[$s]=$(taskset -c 0 fs_mark -d "$BHT_MNT/h$s" -t 1 -n 300 -s 0 -S 0 -L 1 |
 		awk '/^ *[0-9]/ {print int($4)}')
 	taskset -c 0 rm -rf "$BHT_MNT/h$s"
 	sync
+	((s != 16)) || { lru_stop whatif.json; LRU_PID=; }
 done
 kill -INT "$bt"
 wait "$bt" || true
@@ -57,8 +66,11 @@ predicted() {
 		$1 ~ "^@slots\\[" from "," { s = $2; sub(/]:$/, "", s); if (s + 0 < k) h += $3 }
 		END { print h + 0 }' bt.out
 }
+# whatif K: bhscope's hit ratio (bp) at size K, from the lru_size=16 run
+whatif() { tail -n 1 whatif.json | jq -r ".total.whatif.hit_ratio[$1 - 1] * 10000 | round"; }
 declare -A ratio
-printf '%8s %9s %9s %8s %9s %11s\n' lru_size lookups hits "hit %" files/s "predicted %"
+printf '%8s %9s %9s %8s %9s %15s %16s\n' lru_size lookups hits "hit %" files/s \
+	"from slots %" "bhscope what-if %"
 prev=-1 ps=
 for s in $sizes; do
 	l=$(count "@lookups[$s]:") h=$(count "@hits[$s]:")
@@ -66,12 +78,14 @@ for s in $sizes; do
 	((l > 1000)) || fail "only $l lookups traced at lru_size=$s"
 	r=$(bp "$h" "$l")
 	ratio[$s]=$r
-	pred="-"
+	pred="-" wi="-"
+	((s == 0)) || wi=$(fmt "$(whatif "$s")")
 	case $s in
 	4 | 8) pred="$(fmt "$(bp "$(predicted 16 "$s")" "$(count '@lookups[16]:')")") (from 16)" ;;
 	32) pred="$(fmt "$(bp "$(predicted 64 "$s")" "$(count '@lookups[64]:')")") (from 64)" ;;
 	esac
-	printf '%8s %9s %9s %8s %9s %11s\n' "$s" "$l" "$h" "$(fmt "$r")" "${files[$s]}" "$pred"
+	printf '%8s %9s %9s %8s %9s %15s %16s\n' "$s" "$l" "$h" "$(fmt "$r")" "${files[$s]}" \
+		"$pred" "$wi"
 	if ((s == 0)); then
 		((h == 0)) || fail "$h hits at lru_size=0"
 	else
@@ -88,6 +102,17 @@ for s in 4 8; do
 	((d <= 500 && d >= -500)) ||
 		fail "lru_size=$s: measured $(fmt "${ratio[$s]}")%, the 16 run's slots predict $(fmt "$p")%"
 done
+# bhscope's curve from the 16 run: the runs at other sizes are the same
+# work, not the same stream, so within a few points.
+for s in 4 8 32 64; do
+	p=$(whatif "$s")
+	d=$((p - ratio[$s]))
+	((d <= 500 && d >= -500)) ||
+		fail "lru_size=$s: measured $(fmt "${ratio[$s]}")%, bhscope's what-if from the 16 run says $(fmt "$p")%"
+done
+w16=$(whatif 16)
+((w16 - ratio[16] <= 100 && ratio[16] - w16 <= 100)) ||
+	fail "bhscope's what-if at 16, $(fmt "$w16")%, is not the hit ratio bpftrace counted, $(fmt "${ratio[16]}")%"
 bht_set lru_size 16
 bht_verify
 bht_unload

@@ -34,7 +34,7 @@ class RamExt4:
         self.dev = sh("losetup", "-f", "--show", self.img)
         self.mnt = tempfile.mkdtemp(prefix="bhscope-bench.")
         try:
-            sh("mkfs.ext4", "-q", "-F", "-b", "4096", self.dev)
+            sh("mkfs.ext4", "-q", "-F", "-b", "4096", "-N", "150000", self.dev)
             sh("mount", "-o", self.opts, self.dev, self.mnt)
         except Exception:
             self.__exit__()
@@ -50,9 +50,9 @@ class RamExt4:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--threads", type=int, default=8)
-    ap.add_argument("--files", type=int, default=2000, help="files per thread")
+    ap.add_argument("--files", type=int, default=8000, help="files per thread")
     ap.add_argument("--smoke", action="store_true", help="one quick repeat")
     ap.add_argument("--out", default=os.path.join(ROOT, "build/bench/jbd2.json"))
     args = ap.parse_args()

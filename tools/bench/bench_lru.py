@@ -31,8 +31,8 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 # more files (its untimed create and remove run traced too, and dominate
 # the run's wall time).
 WORKLOADS = {
-    "create": ("create-heavy", ["--phases=create"], 8000),
-    "stat": ("stat-heavy, cold caches", ["--phases=stat", "--drop-caches"], 10000),
+    "create": ("create-heavy", ["--phases=create"], 20000),
+    "stat": ("stat-heavy, cold caches", ["--phases=stat", "--drop-caches"], 20000),
 }
 # Issue 8's targets, on the create-heavy workload.
 MAX_COST_LRU, MAX_COST_WHATIF, MAX_NS_VS_BPFTRACE, MAX_CPU_PCT = 0.03, 0.06, 0.5, 1.0
@@ -96,7 +96,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mnt", help="mounted ext4 to work in")
-    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--tasks", type=int, default=2)
     ap.add_argument("--scale", type=float, default=1.0,
                     help="multiply the files per task of every workload")

@@ -10,7 +10,7 @@
 #
 # BENCH_SMOKE=1       one short repeat of each, a 60 s soak (a few minutes)
 # BENCH_VM_KERNELS    guests for part 2 (default 6.1; "6.1 6.12" for both)
-# BENCH_REPS          interleaved repeats in the guest (default 5)
+# BENCH_REPS          interleaved repeats in the guest (default 7)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
