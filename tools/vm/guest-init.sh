@@ -75,8 +75,12 @@ for t in "$suite"/${VM_TESTS:-*}.sh; do
 	echo "=== $id" >/dev/console
 	# Each test in its own scratch directory (the root is a RAM overlay),
 	# output to the log and the console.
+	# A test that needs longer says so in its head: "# vm-timeout: SECONDS"
+	# (it must then send NOTE lines, or the host's idle timeout fires).
+	limit=$(sed -n '1,30s/^# vm-timeout: \([0-9][0-9]*\)$/\1/p' "$t")
+	((${limit:-0} > timeout_s)) || limit=$timeout_s
 	t0=$(date +%s.%N)
-	(cd "$scratch" && timeout -k 5 "$timeout_s" "$t") </dev/null 2>&1 |
+	(cd "$scratch" && VM_TEST_TIMEOUT=$limit timeout -k 5 "$limit" "$t") </dev/null 2>&1 |
 		tee "$log" >/dev/console
 	rc=${PIPESTATUS[0]}
 	# The guest's writes stay in its RAM: files meant for the host travel
@@ -97,7 +101,7 @@ for t in "$suite"/${VM_TESTS:-*}.sh; do
 		;;
 	*)
 		if ((rc == 124 || rc == 137)); then
-			report "FAIL: $id (timed out after ${timeout_s} s)"
+			report "FAIL: $id (timed out after ${limit} s)"
 		else
 			report "FAIL: $id (exit $rc)"
 		fi
