@@ -2,6 +2,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,13 +11,13 @@
 #include "lru_bhtune.h"
 #include "lru_kernel.h"
 #include "lru_stats.h"
+#include "tunables.h"
 
 static const char *const tracefs_dirs[] = {
 	"/sys/kernel/tracing",
 	"/sys/kernel/debug/tracing",
 };
 
-#define BHTUNE_LRU_SIZE_PARAM "/sys/module/bhtune/parameters/lru_size"
 
 void lru_symbols_parse(FILE *kallsyms, struct lru_symbols *s)
 {
@@ -155,15 +156,12 @@ bool lru_bhtune_loaded(void)
 
 int lru_bhtune_lru_size(void)
 {
-	FILE *f = fopen(BHTUNE_LRU_SIZE_PARAM, "r");
-	int n = -1;
+	long n;
+	int err = bhtune_param_get("lru_size", &n);
 
-	if (!f)
-		return -errno;
-	if (fscanf(f, "%d", &n) != 1 || n <= 0)
-		n = -EINVAL;
-	fclose(f);
-	return n;
+	if (err)
+		return err;
+	return n > 0 && n <= INT_MAX ? (int)n : -EINVAL;
 }
 
 int tp_format_field(FILE *format, const char *name, int *offset, int *size)

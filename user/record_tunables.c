@@ -6,42 +6,13 @@
 
 #include "record_schema.h"
 #include "record_tunables.h"
+#include "tunables.h"
 
 long bhtune_param_read(const char *name)
 {
-	char path[256], buf[64], *end;
-	FILE *f;
 	long v;
 
-	snprintf(path, sizeof(path), "%s/%s", BHTUNE_PARAMS, name);
-	f = fopen(path, "r");
-	if (!f)
-		return BHTUNE_ABSENT;
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
-		return BHTUNE_ABSENT;
-	}
-	fclose(f);
-	errno = 0;
-	v = strtol(buf, &end, 10);
-	if (errno || end == buf)
-		return BHTUNE_ABSENT;
-	return v;
-}
-
-long tunables_option(const char *options, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = options;
-
-	while (p && *p) {
-		const char *next = strpbrk(p, ",\n ");
-
-		if (!strncmp(p, name, n) && p[n] == '=')
-			return strtol(p + n + 1, NULL, 10);
-		p = next ? next + 1 : NULL;
-	}
-	return -1;
+	return bhtune_param_get(name, &v) ? BHTUNE_ABSENT : v;
 }
 
 /* /proc/fs/ext4/<dev>/options holds every option, defaults included. */
@@ -85,8 +56,8 @@ static void batch_from_fs(const struct record_target *target,
 			return;
 		t->batch_from = "mount-options";
 	}
-	min = tunables_option(opts, "min_batch_time");
-	max = tunables_option(opts, "max_batch_time");
+	min = options_value(opts, "min_batch_time");
+	max = options_value(opts, "max_batch_time");
 	if (min >= 0)
 		t->min_batch_us = min;
 	if (max >= 0)

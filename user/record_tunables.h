@@ -12,7 +12,6 @@
 
 #include "record_target.h"
 
-#define BHTUNE_PARAMS	"/sys/module/bhtune/parameters"
 
 struct record_tunables {
 	long lru_size;
@@ -32,9 +31,6 @@ struct record_tunables {
  * filesystem's own"); BHTUNE_ABSENT when absent or unreadable.
  */
 long bhtune_param_read(const char *name);
-
-/* "min_batch_time=1000" style option value from a comma list; -1 if absent. */
-long tunables_option(const char *options, const char *name);
 
 /* Fills t for the target (which may be NULL: no filesystem known). */
 void record_tunables_read(const struct record_target *target,

@@ -6,28 +6,7 @@
 #include <string.h>
 
 #include "serve_tunables.h"
-
-long serve_ext4_option(const char *text, const char *key)
-{
-	size_t n = strlen(key);
-	const char *p = text;
-
-	while (p && *p) {
-		char *end;
-		long v;
-
-		if (!strncmp(p, key, n) && p[n] == '=') {
-			errno = 0;
-			v = strtol(p + n + 1, &end, 10);
-			if (!errno && end != p + n + 1 && v >= 0)
-				return v;
-		}
-		p = strpbrk(p, ",\n");
-		if (p)
-			p++;
-	}
-	return -1;
-}
+#include "tunables.h"
 
 void serve_journal_tunables_read(const char *name,
 				 struct serve_journal_tunables *t)
@@ -47,11 +26,11 @@ void serve_journal_tunables_read(const char *name,
 	len = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
 	text[len] = '\0';
-	if ((v = serve_ext4_option(text, "min_batch_time")) >= 0)
+	if ((v = options_value(text, "min_batch_time")) >= 0)
 		t->min_batch_us = v;
-	if ((v = serve_ext4_option(text, "max_batch_time")) >= 0)
+	if ((v = options_value(text, "max_batch_time")) >= 0)
 		t->max_batch_us = v;
-	if ((v = serve_ext4_option(text, "commit")) >= 0)
+	if ((v = options_value(text, "commit")) >= 0)
 		t->commit_s = v;
 }
 

@@ -23,11 +23,6 @@ struct serve_journal_tunables {
 	long commit_s;
 };
 
-/*
- * A numeric "key=value" option from ext4's options text (one option a
- * line, or comma separated). Returns the value, or -1 when absent.
- */
-long serve_ext4_option(const char *text, const char *key);
 
 /* The batch times and commit interval of the journal on device name. */
 void serve_journal_tunables_read(const char *name,

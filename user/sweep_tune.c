@@ -6,25 +6,19 @@
 #include "record_exec.h"
 #include "record_tunables.h"
 #include "sweep_tune.h"
+#include "tunables.h"
 
 static int bhtune_write(const char *name, long v)
 {
-	char path[256];
-	FILE *f;
-	int ret;
+	char value[32];
+	int err;
 
-	snprintf(path, sizeof(path), "%s/%s", BHTUNE_PARAMS, name);
-	f = fopen(path, "w");
-	if (!f)
-		goto fail;
-	ret = fprintf(f, "%ld\n", v);
-	if (fclose(f) || ret < 0)
-		goto fail;
-	return 0;
-fail:
-	fprintf(stderr, "bhscope: setting bhtune %s to %ld failed: %s\n", name,
-		v, strerror(errno));
-	return -1;
+	snprintf(value, sizeof(value), "%ld", v);
+	err = bhtune_param_set(name, value);
+	if (err)
+		fprintf(stderr, "bhscope: setting bhtune %s to %ld failed: %s\n",
+			name, v, strerror(-err));
+	return err ? -1 : 0;
 }
 
 static int remount(const struct sweep_tune *st, long min_us, long max_us)
@@ -57,7 +51,7 @@ int sweep_tune_prepare(struct sweep_tune *st, const char *dir, bool lru,
 	if (lru && !t.bhtune) {
 		snprintf(err, errlen,
 			 "--lru-size needs bhtune.ko, which is not loaded (no %s/lru_size); build kmod/ and insmod bhtune.ko",
-			 BHTUNE_PARAMS);
+			 BHTUNE_PARAMS_DIR);
 		return -1;
 	}
 	st->orig_lru = t.lru_size;

@@ -71,8 +71,15 @@ long options_value(const char *options, const char *key)
 	while ((p = strstr(p, key))) {
 		bool at_start = p == options || strchr(", \t\n", p[-1]);
 
-		if (at_start && p[klen] == '=')
-			return strtol(p + klen + 1, NULL, 10);
+		if (at_start && p[klen] == '=') {
+			const char *num = p + klen + 1;
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(num, &end, 10);
+			return !errno && end != num && v >= 0 ? v : -1;
+		}
 		p += klen;
 	}
 	return -1;

@@ -46,7 +46,10 @@ struct journal_tunables {
  */
 int journals_list(struct journal_tunables **out);
 
-/* A numeric key=value option from a list split by commas or whitespace; -1 if absent. */
+/*
+ * A non-negative numeric key=value option from a list split by commas or
+ * whitespace (/proc/fs/ext4/<dev>/options, mount options); -1 if absent.
+ */
 long options_value(const char *options, const char *key);
 
 #endif /* BHSCOPE_TUNABLES_H */

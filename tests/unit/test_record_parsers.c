@@ -8,6 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tunables.h"
+
 #include "record_fsmark.h"
 #include "record_run.h"
 #include "record_target.h"
@@ -69,11 +71,11 @@ static void other_devices_are_ignored(void **state)
 static void batch_options_are_read_from_option_lists(void **state)
 {
 	(void)state;
-	assert_int_equal(tunables_option("rw,min_batch_time=1000,max_batch_time=20000",
+	assert_int_equal(options_value("rw,min_batch_time=1000,max_batch_time=20000",
 					 "min_batch_time"), 1000);
-	assert_int_equal(tunables_option("rw\nmax_batch_time=20000\n",
+	assert_int_equal(options_value("rw\nmax_batch_time=20000\n",
 					 "max_batch_time"), 20000);
-	assert_int_equal(tunables_option("rw,xmin_batch_time=5", "min_batch_time"), -1);
+	assert_int_equal(options_value("rw,xmin_batch_time=5", "min_batch_time"), -1);
 }
 
 static void fs_mark_table_is_parsed(void **state)

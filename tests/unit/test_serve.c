@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "tunables.h"
+
 #include "bhscope.h"
 #include "serve_config.h"
 #include "serve_devices.h"
@@ -172,13 +174,13 @@ static void ext4_options_give_batch_times(void **state)
 		"rw\nbsddf\ncommit=5\nmin_batch_time=1000\nmax_batch_time=15000\n";
 
 	(void)state;
-	assert_int_equal(serve_ext4_option(lines, "min_batch_time"), 1000);
-	assert_int_equal(serve_ext4_option(lines, "max_batch_time"), 15000);
-	assert_int_equal(serve_ext4_option(lines, "commit"), 5);
-	assert_int_equal(serve_ext4_option("rw,commit=30,data=ordered", "commit"), 30);
-	assert_int_equal(serve_ext4_option(lines, "stripe"), -1);
+	assert_int_equal(options_value(lines, "min_batch_time"), 1000);
+	assert_int_equal(options_value(lines, "max_batch_time"), 15000);
+	assert_int_equal(options_value(lines, "commit"), 5);
+	assert_int_equal(options_value("rw,commit=30,data=ordered", "commit"), 30);
+	assert_int_equal(options_value(lines, "stripe"), -1);
 	/* A key is matched whole: "commit" is not "commit_interval". */
-	assert_int_equal(serve_ext4_option("commit_interval=9", "commit"), -1);
+	assert_int_equal(options_value("commit_interval=9", "commit"), -1);
 }
 
 int main(void)
