@@ -11,23 +11,40 @@
 # BENCH_SMOKE=1       one short repeat of each, a 60 s soak (a few minutes)
 # BENCH_VM_KERNELS    guests for part 2 (default 6.1; "6.1 6.12" for both)
 # BENCH_REPS          interleaved repeats in the guest (default 7)
+# BENCH_PARTS         which parts, of "jbd2 lru soak" (default: all three)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+
+parts=" ${BENCH_PARTS:-jbd2 lru soak} "
+for p in $parts; do
+	[[ $p == @(jbd2|lru|soak) ]] || { echo "bench: unknown part '$p' in BENCH_PARTS (jbd2, lru, soak)" >&2; exit 2; }
+done
+want() { [[ $parts == *" $1 "* ]]; }
 
 t0=$SECONDS
 out=build/bench
 mkdir -p "$out"
-rm -f "$out"/jbd2.json "$out"/lru-*.json "$out"/serve-soak.json "$out"/summary.json
+# A part not run keeps its last results: the summary shows them all.
+rm -f "$out"/summary.json
+want jbd2 && rm -f "$out"/jbd2.json
+want lru && rm -f "$out"/lru-*.json
+want soak && rm -f "$out"/serve-soak.json
 smoke=()
 [[ ${BENCH_SMOKE:-0} == 1 ]] && smoke=(--smoke)
 rc=0
 
 echo "== bench 1/3: jbd2, on this machine"
-python3 tools/bench/bench_jbd2.py "${smoke[@]}" || rc=1
+if want jbd2; then
+	python3 tools/bench/bench_jbd2.py "${smoke[@]}" || rc=1
+else
+	echo "skipped (BENCH_PARTS)"
+fi
 
 echo
 echo "== bench 2/3: buffer-head LRU, in the VM bench"
-if command -v qemu-system-x86_64 >/dev/null; then
+if ! want lru; then
+	echo "skipped (BENCH_PARTS)"
+elif command -v qemu-system-x86_64 >/dev/null; then
 	kernels=${BENCH_VM_KERNELS:-6.1}
 	timeout=5400
 	[[ ${BENCH_SMOKE:-0} == 1 ]] && timeout=900
@@ -55,7 +72,11 @@ fi
 echo
 echo "== bench 3/3: bhscope serve soak"
 soak=0
-tools/bench/serve-soak.sh || soak=$?
+if want soak; then
+	tools/bench/serve-soak.sh || soak=$?
+else
+	echo "skipped (BENCH_PARTS)"
+fi
 ((soak == 0 || soak == 77)) || rc=1
 
 echo
