@@ -11,7 +11,7 @@
 # and a note to the host after every cycle. When 20 cycles cannot finish
 # within VM_TEST_TIMEOUT the test stops early, says how many cycles it ran,
 # and fails; BHT_CYCLES overrides the count.
-# vm-timeout: 900
+# vm-timeout: 1200
 set -euo pipefail
 . "$REPO/tests/vm/bhtune.lib"
 bht_need
