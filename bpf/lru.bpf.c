@@ -60,7 +60,7 @@ static __always_inline void trace_snapshot(struct lru_cpu_state *st)
 	for (int i = 0; i < BHSCOPE_LRU_SLOTS_MAX; i++) {
 		if (i >= lru_slots || i >= st->sh.len)
 			break;
-		m->keys[i] = st->sh.key[i];
+		lru_key_read((const void *)st->sh.bh[i], &m->keys[i]);
 		m->head.slot++;
 	}
 	bpf_ringbuf_submit(m, 0);
@@ -81,7 +81,7 @@ static __always_inline void lookup_installed(struct lru_cpu_state *st,
 	if (!cap)
 		return;
 	if (r->evicted)
-		victim = st->sh.key[lru_slots - 1];
+		lru_key_read((const void *)st->sh.bh[lru_slots - 1], &victim);
 	depth = ghost_take(&st->ghost, &r->key);
 	if (depth >= 0)
 		r->dist = lru_slots + depth;
@@ -145,10 +145,10 @@ static __always_inline void lookup_done(const void *ret,
 		r.outcome = LRU_MISS_ABSENT;
 	} else if ((const void *)bhs[0] != ret) {
 		/* not installed; or a hit on another CPU, if we hold it */
-		slot = shadow_find(&st->sh, ret, key);
+		slot = shadow_find(&st->sh, ret);
 		r.outcome = slot < 0 ? LRU_MISS_NOT_INSTALLED : LRU_UNSYNCED;
 	} else {
-		slot = shadow_find(&st->sh, ret, key);
+		slot = shadow_find(&st->sh, ret);
 		r.outcome = slot >= 0 ? LRU_HIT : LRU_MISS_INSTALLED;
 		last = slot >= 0 ? slot : lru_slots - 1;
 	}
@@ -165,7 +165,7 @@ static __always_inline void lookup_done(const void *ret,
 	} else if (r.outcome == LRU_MISS_INSTALLED) {
 		lookup_installed(st, &r);
 	}
-	shadow_apply(&st->sh, ret, key, last);
+	shadow_apply(&st->sh, ret, last);
 	if (last >= 0)
 		st->nonempty = 1;
 	lru_account(st, &r);

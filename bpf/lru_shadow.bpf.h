@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The shadow: what this CPU's buffer-head LRU held after the last lookup
- * the tracer saw on it, as addresses (to compare with the LRU) and keys
- * (to name them without touching buffer_heads the LRU may have let go).
+ * the tracer saw on it, as the buffer_heads' addresses. Addresses only:
+ * comparing them is all a lookup needs, and keeping keys too cost more
+ * than the rest of the probe (under TCG). An entry the LRU evicted is
+ * still attached to its page, so its key can be read when it is needed
+ * (the what-if ghost list, a trace snapshot).
  *
  * A lookup changes the LRU in one of three ways: a hit moves slot i to
  * slot 0, an installed miss shifts every entry down one and puts the new
@@ -13,8 +16,8 @@
  * the LRU, the task migrated or was preempted between the lookup and the
  * probe) shows up as an LRU the shadow cannot explain.
  *
- * Addresses alone could be fooled by a bh freed and reallocated at the
- * same address; a hit also checks the key.
+ * A bh in the shadow is held by the LRU, so it cannot be freed and its
+ * address reused while the shadow is right.
  */
 #ifndef BHSCOPE_LRU_SHADOW_BPF_H
 #define BHSCOPE_LRU_SHADOW_BPF_H
@@ -24,22 +27,20 @@
 
 struct lru_shadow {
 	__u64 bh[BHSCOPE_LRU_SLOTS_MAX];	/* addresses, newest first */
-	struct lru_key key[BHSCOPE_LRU_SLOTS_MAX];
 	__u32 len;				/* used slots */
 	__u32 valid;				/* 0: not read yet */
 };
 
 /* Slot of ret in the shadow, or -1. */
 static __always_inline int shadow_find(const struct lru_shadow *sh,
-				       const void *ret,
-				       const struct lru_key *key)
+				       const void *ret)
 {
 #pragma clang loop unroll(full)
 	for (int i = 0; i < BHSCOPE_LRU_SLOTS_MAX; i++) {
 		if (i >= lru_slots || i >= sh->len)
 			break;
 		if (sh->bh[i] == (__u64)ret)
-			return lru_key_eq(&sh->key[i], key) ? i : -1;
+			return i;
 	}
 	return -1;
 }
@@ -71,10 +72,9 @@ static __always_inline bool shadow_explains(const struct lru_shadow *sh,
 	return true;
 }
 
-/* Applies the change shadow_explains() accepted; key names front. */
+/* Applies the change shadow_explains() accepted. */
 static __always_inline void shadow_apply(struct lru_shadow *sh,
-					 const void *front,
-					 const struct lru_key *key, int last)
+					 const void *front, int last)
 {
 	if (last < 0)
 		return;
@@ -83,18 +83,13 @@ static __always_inline void shadow_apply(struct lru_shadow *sh,
 		if (i >= lru_slots || i > last)
 			continue;
 		sh->bh[i] = sh->bh[i - 1];
-		sh->key[i] = sh->key[i - 1];
 	}
 	sh->bh[0] = (__u64)front;
-	sh->key[0] = *key;
 	if (sh->len <= last)
 		sh->len++;
 }
 
-/*
- * Reads the LRU into the shadow. Every entry holds a reference now, so its
- * buffer_head is alive to read.
- */
+/* Reads the LRU into the shadow. */
 static __always_inline void shadow_read(struct lru_shadow *sh,
 					struct buffer_head *const *bhs)
 {
@@ -110,7 +105,6 @@ static __always_inline void shadow_read(struct lru_shadow *sh,
 		if (!bh)
 			break;
 		sh->bh[i] = (__u64)bh;
-		lru_key_of(bh, &sh->key[i]);
 		n++;
 	}
 	sh->len = n;
