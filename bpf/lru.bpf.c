@@ -95,7 +95,6 @@ static __always_inline void model_restart(struct lru_cpu_state *st,
 {
 	lru_restart(st);
 	shadow_read(&st->sh, bhs);
-	st->nonempty = st->sh.len != 0;
 	st->trace_synced = 0;
 }
 
@@ -123,7 +122,7 @@ static __always_inline void lookup_unexplained(struct lru_cpu_state *st,
 		r->outcome = LRU_MISS_INSTALLED;
 	else if (!emptied && ret)
 		r->outcome = LRU_UNSYNCED;
-	r->flags |= r->outcome == LRU_UNSYNCED ? LRU_EV_FRONT : LRU_EV_EMPTY;
+	r->flags |= r->outcome == LRU_UNSYNCED ? LRU_EV_RESTART : LRU_EV_EMPTY;
 	r->slot = -1;
 	lru_account(st, r);
 }
@@ -141,14 +140,14 @@ static __always_inline void lookup_done(const void *ret,
 		return;
 	r.key = *key;
 	r.lru_size = lru_slots;
+	if (ret)
+		slot = shadow_find(&st->sh, ret);
 	if (!ret) {
 		r.outcome = LRU_MISS_ABSENT;
 	} else if ((const void *)bhs[0] != ret) {
 		/* not installed; or a hit on another CPU, if we hold it */
-		slot = shadow_find(&st->sh, ret);
 		r.outcome = slot < 0 ? LRU_MISS_NOT_INSTALLED : LRU_UNSYNCED;
 	} else {
-		slot = shadow_find(&st->sh, ret);
 		r.outcome = slot >= 0 ? LRU_HIT : LRU_MISS_INSTALLED;
 		last = slot >= 0 ? slot : lru_slots - 1;
 	}
@@ -166,8 +165,6 @@ static __always_inline void lookup_done(const void *ret,
 		lookup_installed(st, &r);
 	}
 	shadow_apply(&st->sh, ret, last);
-	if (last >= 0)
-		st->nonempty = 1;
 	lru_account(st, &r);
 }
 

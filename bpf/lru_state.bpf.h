@@ -54,7 +54,8 @@ struct lru_inflight {
 struct lru_cpu_state {
 	struct lru_inflight in;
 	struct lru_shadow sh;
-	__u8 nonempty;		/* the LRU held entries after the last one */
+	__u8 nonempty;		/* bhtune: its LRU held entries after the last
+				 * lookup (the probe's shadow says so itself) */
 	__u8 trace_synced;	/* the trace has this LRU's content */
 	__u8 trace_gap;		/* trace records lost since the last sent */
 	__u8 pad[5];
@@ -103,7 +104,7 @@ static __always_inline void lru_restart(struct lru_cpu_state *st)
 {
 	struct lru_cpu_counters *c;
 
-	if (st->nonempty || st->ghost.len) {
+	if (st->nonempty || st->sh.len || st->ghost.len) {
 		c = cpu_counters_get();
 		if (c)
 			c->resets++;

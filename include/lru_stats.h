@@ -51,7 +51,7 @@ enum lru_outcome {
 
 /* lru_event.flags */
 #define LRU_EV_EMPTY	0x1	/* the LRU was emptied or changed unseen before */
-#define LRU_EV_FRONT	0x2	/* unsynced, and the model restarted */
+#define LRU_EV_RESTART	0x2	/* unsynced, and the model restarted */
 #define LRU_EV_GAP	0x4	/* events of this CPU were lost before this */
 
 /*

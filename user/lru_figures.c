@@ -76,13 +76,12 @@ static void whatif_figure(struct lru_session *s, const struct lru_load_opts *o,
 void lru_figures_lookups(struct lru_session *s, const struct lru_load_opts *o,
 			 bool fentry, const char *func)
 {
+	const char *probe = fentry ? "fexit" : "kprobe+kretprobe";
 	char distances[160];
 
 	lru_fig_from(s, LRU_FIG_LRU_SIZE,
 		     "BH_LRU_SIZE %d, from struct bh_lru in the kernel's BTF",
 		     s->lru_size);
-	const char *probe = fentry ? "fexit" : "kprobe+kretprobe";
-
 	lru_fig_from(s, LRU_FIG_LOOKUPS, "%s %s", probe, func);
 	lru_fig_from(s, LRU_FIG_HITS,
 		     "%s %s: the bh back in slot 0 was in this CPU's bh_lrus before",

@@ -18,7 +18,6 @@ static const char *const tracefs_dirs[] = {
 	"/sys/kernel/debug/tracing",
 };
 
-
 void lru_symbols_parse(FILE *kallsyms, struct lru_symbols *s)
 {
 	char line[512], name[256], type;

@@ -101,8 +101,8 @@ static void lookup(struct lrusim *sim, struct lrusim_cpu *c,
 	if (counted)
 		lru_stats_count(&c->stats, e->outcome);
 	if (e->outcome == LRU_UNSYNCED) {
-		/* Its bh went to slot 0 in a way the trace cannot say. */
-		if (e->flags & LRU_EV_FRONT)
+		/* The probe's model restarted: so does the replay's. */
+		if (e->flags & LRU_EV_RESTART)
 			stack_clear(sim, c);
 		return;
 	}

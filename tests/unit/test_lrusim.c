@@ -188,7 +188,7 @@ static void unsynced_front_waits_for_a_snapshot(void **state)
 	installed(&sim, 0, 'A');
 	installed(&sim, 0, 'B');	/* stack B A C */
 	e = ev(0, 'A', LRU_UNSYNCED, -1);
-	e.flags = LRU_EV_FRONT;
+	e.flags = LRU_EV_RESTART;
 	feed(&sim, e);
 	snapshot(&sim, 0, "AB");
 	hit(&sim, 0, 'B', 1);
