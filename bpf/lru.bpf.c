@@ -25,7 +25,8 @@
  * lookup counts as "unsynced" unless the LRU still says what it did (an
  * emptied LRU holding only the lookup's bh: an installed miss; a NULL
  * return: absent). Left undetected: a lookup that ran on another CPU and
- * changed nothing here reads as not installed.
+ * changed nothing here reads as not installed; several unseen changes
+ * that leave slots 0 and 1 as they were (see shadow_explains()).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -324,7 +325,7 @@ int tp_touch_buffer(struct trace_event_raw_block_buffer *ctx)
 
 	if (target_dev && dev != target_dev)
 		return 0;
-	s = map_lookup_or_init(&dev_stats, &dev, &zero_stats);
+	s = dev_stats_get(dev);
 	if (s)
 		s->hits++;
 	return 0;

@@ -18,10 +18,19 @@ const volatile __u32 whatif_depth = 0;
 /* Send every lookup to the ring buffer (--trace). */
 const volatile bool trace_events = false;
 
+/* Per-device counters: see struct lru_dev_bucket. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BHSCOPE_LRU_DEV_BUCKETS);
+	__type(key, __u32);
+	__type(value, struct lru_dev_bucket);
+} dev_buckets SEC(".maps");
+
 /*
- * Not preallocated: a value is 2 KiB per CPU, so memory follows the devices
- * actually looked up, not BHSCOPE_MAX_DEVS (tracing programs may use such
- * maps since 6.1's BPF memory allocator).
+ * Devices whose bucket is taken. Not preallocated: a value is 2 KiB per
+ * CPU, so memory follows the devices actually looked up, not
+ * BHSCOPE_MAX_DEVS (tracing programs may use such maps since 6.1's BPF
+ * memory allocator).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -91,6 +100,31 @@ static __always_inline struct lru_cpu_state *cpu_state_get(void)
 static __always_inline struct lru_cpu_counters *cpu_counters_get(void)
 {
 	return bpf_map_lookup_elem(&cpu_counters, &zero_key);
+}
+
+/* dev's counters on this CPU; NULL when no map has room for it. */
+static __always_inline struct lru_dev_stats *dev_stats_get(__u32 dev)
+{
+	__u32 b = (dev * 0x9e3779b1U) >> (32 - BHSCOPE_LRU_DEV_BUCKET_BITS);
+	struct lru_dev_bucket *d = bpf_map_lookup_elem(&dev_buckets, &b);
+	struct lru_cpu_counters *c;
+	struct lru_dev_stats *s;
+
+	if (!d)
+		return NULL;
+	if (d->owner == dev + 1ULL)
+		return &d->s;
+	if (!d->owner) {
+		d->owner = dev + 1ULL;
+		return &d->s;
+	}
+	s = map_lookup_or_init(&dev_stats, &dev, &zero_stats);
+	if (!s) {
+		c = cpu_counters_get();
+		if (c)
+			c->devs_dropped++;
+	}
+	return s;
 }
 
 /* Ghost entries kept beyond an LRU of lru_size slots. */
@@ -169,19 +203,14 @@ static __always_inline void lru_account(struct lru_cpu_state *st,
 					const struct lru_result *r)
 {
 	struct lru_dev_stats *s;
-	struct lru_cpu_counters *c;
 
 	if (trace_events)
 		trace_lookup(st, r);
 	if (target_dev && r->key.dev != target_dev)
 		return;
-	s = map_lookup_or_init(&dev_stats, &r->key.dev, &zero_stats);
-	if (!s) {
-		c = cpu_counters_get();
-		if (c)
-			c->devs_dropped++;
+	s = dev_stats_get(r->key.dev);
+	if (!s)
 		return;
-	}
 	lru_stats_count(s, r->outcome);
 	s->evictions += r->evicted;
 	if (r->dist >= 0 && r->dist < BHSCOPE_LRU_DEPTH_MAX)

@@ -98,6 +98,22 @@ struct lru_dev_stats {
 	__u64 dist[BHSCOPE_LRU_DEPTH_MAX];
 };
 
+/*
+ * Where the tracer counts a device: in the bucket of a per-CPU array that
+ * its dev_t hashes to, claimed by the first device counted there on that
+ * CPU (an array lookup per event, not a hash map's: a third of the probe's
+ * cost under TCG); a device whose bucket another one holds on that CPU is
+ * counted in the dev_stats hash map. A bucket's CPUs may hold different
+ * devices.
+ */
+#define BHSCOPE_LRU_DEV_BUCKET_BITS	4
+#define BHSCOPE_LRU_DEV_BUCKETS		(1U << BHSCOPE_LRU_DEV_BUCKET_BITS)
+
+struct lru_dev_bucket {
+	__u64 owner;		/* kernel dev_t + 1 of the device; 0: free */
+	struct lru_dev_stats s;
+};
+
 /* Counts one lookup of outcome o: the probe and the replay count alike. */
 static inline void lru_stats_count(struct lru_dev_stats *s, int o)
 {

@@ -502,6 +502,31 @@ int lru_events_fd(const struct lru_session *s)
 	return bpf_map__fd(s->skel->maps.events);
 }
 
+/* The per-CPU buckets of struct lru_dev_bucket, by their owners. */
+static int read_buckets(struct lru_session *s, struct lru_snapshot *snap)
+{
+	int fd = bpf_map__fd(s->skel->maps.dev_buckets);
+	struct lru_dev_bucket *percpu;
+	int err = 0;
+
+	percpu = calloc(s->nr_cpus, sizeof(*percpu));
+	if (!percpu)
+		return -ENOMEM;
+	for (__u32 b = 0; b < BHSCOPE_LRU_DEV_BUCKETS && !err; b++) {
+		if (bpf_map_lookup_elem(fd, &b, percpu)) {
+			err = -errno;
+			break;
+		}
+		for (int c = 0; c < s->nr_cpus && !err; c++)
+			if (percpu[c].owner)
+				err = lru_snapshot_add_cpu(snap,
+							   percpu[c].owner - 1,
+							   c, &percpu[c].s);
+	}
+	free(percpu);
+	return err;
+}
+
 int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
 {
 	int stats_fd = bpf_map__fd(s->skel->maps.dev_stats);
@@ -509,7 +534,7 @@ int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
 	struct lru_cpu_counters *counters = NULL;
 	struct lru_dev_stats *percpu;
 	__u32 key, next, *prev = NULL, zero = 0;
-	int err = 0;
+	int err;
 
 	snap->nr_cpus = s->nr_cpus;
 	percpu = calloc(s->nr_cpus, sizeof(*percpu));
@@ -518,19 +543,65 @@ int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
 		err = -ENOMEM;
 		goto out;
 	}
-	while (!bpf_map_get_next_key(stats_fd, prev, &next)) {
+	err = read_buckets(s, snap);
+	while (!err && !bpf_map_get_next_key(stats_fd, prev, &next)) {
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(stats_fd, &key, percpu))
 			continue;	/* removed meanwhile */
 		err = lru_snapshot_add_dev(snap, key, percpu);
-		if (err)
-			goto out;
 	}
-	if (!bpf_map_lookup_elem(counters_fd, &zero, counters))
+	if (!err && !bpf_map_lookup_elem(counters_fd, &zero, counters))
 		err = lru_snapshot_set_counters(snap, counters);
 out:
 	free(percpu);
 	free(counters);
 	return err;
+}
+
+/* Zeroes the buckets that CPUs hold for devices gone (see lru_load.h). */
+static int forget_buckets(struct lru_session *s, bool (*gone)(uint32_t kdev))
+{
+	int fd = bpf_map__fd(s->skel->maps.dev_buckets);
+	struct lru_dev_bucket *percpu;
+	int err = 0;
+
+	percpu = calloc(s->nr_cpus, sizeof(*percpu));
+	if (!percpu)
+		return -ENOMEM;
+	for (__u32 b = 0; b < BHSCOPE_LRU_DEV_BUCKETS && !err; b++) {
+		bool changed = false;
+
+		if (bpf_map_lookup_elem(fd, &b, percpu)) {
+			err = -errno;
+			break;
+		}
+		for (int c = 0; c < s->nr_cpus; c++) {
+			if (percpu[c].owner && gone(percpu[c].owner - 1)) {
+				memset(&percpu[c], 0, sizeof(percpu[c]));
+				changed = true;
+			}
+		}
+		if (changed && bpf_map_update_elem(fd, &b, percpu, BPF_EXIST))
+			err = -errno;
+	}
+	free(percpu);
+	return err;
+}
+
+int lru_forget_devices(struct lru_session *s, bool (*gone)(uint32_t kdev))
+{
+	int fd = bpf_map__fd(s->skel->maps.dev_stats);
+	__u32 key, next, *prev = NULL, drop[BHSCOPE_MAX_DEVS];
+	int nr_drop = 0;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (gone(key) && nr_drop < BHSCOPE_MAX_DEVS)
+			drop[nr_drop++] = key;
+	}
+	for (int i = 0; i < nr_drop; i++)
+		bpf_map_delete_elem(fd, &drop[i]);
+	return forget_buckets(s, gone);
 }

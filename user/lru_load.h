@@ -112,6 +112,14 @@ int lru_session_lru_size(const struct lru_session *s);
 /* Reads every device and the per-CPU counters (snap->nr_cpus is set). */
 int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap);
 
+/*
+ * Drops the counters of every device for which gone(kdev) is true, so they
+ * are not reported again (bhscope serve, for devices that went away). A
+ * bucket is rewritten for all CPUs at once: a lookup another CPU counts
+ * in it meanwhile, for another device, can be lost.
+ */
+int lru_forget_devices(struct lru_session *s, bool (*gone)(uint32_t kdev));
+
 /* The --trace ring buffer's fd. */
 int lru_events_fd(const struct lru_session *s);
 

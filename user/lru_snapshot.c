@@ -41,26 +41,49 @@ void lru_stats_sub(struct lru_dev_stats *dst, const struct lru_dev_stats *cur,
 		 sizeof(*dst) / sizeof(__u64));
 }
 
-int lru_snapshot_add_dev(struct lru_snapshot *s, uint32_t kdev,
-			 const struct lru_dev_stats *percpu)
+static struct lru_dev_snapshot *dev_get(struct lru_snapshot *s, uint32_t kdev)
 {
-	struct lru_dev_snapshot *devs, *d;
+	struct lru_dev_snapshot *devs, *d = lru_snapshot_find(s, kdev);
 
+	if (d)
+		return d;
 	devs = realloc(s->devs, (s->nr_devs + 1) * sizeof(*devs));
 	if (!devs)
-		return -ENOMEM;
+		return NULL;
 	s->devs = devs;
 	d = &devs[s->nr_devs];
 	memset(d, 0, sizeof(*d));
 	d->cpu = calloc(s->nr_cpus, sizeof(*d->cpu));
 	if (!d->cpu)
-		return -ENOMEM;
+		return NULL;
 	d->kdev = kdev;
+	s->nr_devs++;
+	return d;
+}
+
+int lru_snapshot_add_cpu(struct lru_snapshot *s, uint32_t kdev, int cpu,
+			 const struct lru_dev_stats *v)
+{
+	struct lru_dev_snapshot *d = dev_get(s, kdev);
+
+	if (!d)
+		return -ENOMEM;
+	lru_stats_add(&d->cpu[cpu], v);
+	lru_stats_add(&d->total, v);
+	return 0;
+}
+
+int lru_snapshot_add_dev(struct lru_snapshot *s, uint32_t kdev,
+			 const struct lru_dev_stats *percpu)
+{
+	struct lru_dev_snapshot *d = dev_get(s, kdev);
+
+	if (!d)
+		return -ENOMEM;
 	for (int c = 0; c < s->nr_cpus; c++) {
-		d->cpu[c] = percpu[c];
+		lru_stats_add(&d->cpu[c], &percpu[c]);
 		lru_stats_add(&d->total, &percpu[c]);
 	}
-	s->nr_devs++;
 	return 0;
 }
 
@@ -148,13 +171,17 @@ int lru_snapshot_delta(struct lru_snapshot *out,
 			prev ? lru_snapshot_find(prev, c->kdev) : NULL;
 		struct lru_dev_snapshot *d;
 
-		err = lru_snapshot_add_dev(out, c->kdev, c->cpu);
-		if (err)
-			goto fail;
-		if (!p)
+		if (!p) {
+			err = lru_snapshot_add_dev(out, c->kdev, c->cpu);
+			if (err)
+				goto fail;
 			continue;
-		d = &out->devs[out->nr_devs - 1];
-		memset(&d->total, 0, sizeof(d->total));
+		}
+		d = dev_get(out, c->kdev);
+		if (!d) {
+			err = -ENOMEM;
+			goto fail;
+		}
 		for (int cpu = 0; cpu < cur->nr_cpus; cpu++) {
 			lru_stats_sub(&d->cpu[cpu], &c->cpu[cpu], &p->cpu[cpu]);
 			lru_stats_add(&d->total, &d->cpu[cpu]);

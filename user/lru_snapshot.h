@@ -32,9 +32,14 @@ void lru_stats_sub(struct lru_dev_stats *dst, const struct lru_dev_stats *cur,
 void lru_counters_add(struct lru_cpu_counters *dst,
 		      const struct lru_cpu_counters *src);
 
-/* Adds a device with its per-CPU values (nr_cpus of them). */
+/*
+ * Adds a device's per-CPU values (nr_cpus of them), or one CPU's, to what
+ * the snapshot has for it (nothing if the device is new to it).
+ */
 int lru_snapshot_add_dev(struct lru_snapshot *s, uint32_t kdev,
 			 const struct lru_dev_stats *percpu);
+int lru_snapshot_add_cpu(struct lru_snapshot *s, uint32_t kdev, int cpu,
+			 const struct lru_dev_stats *v);
 
 /* Sets the per-CPU counters (nr_cpus of them, copied). */
 int lru_snapshot_set_counters(struct lru_snapshot *s,

@@ -365,24 +365,19 @@ out:
 	lru_snapshot_free(&snap);
 }
 
-/* Devices gone (or emptied) lose their map entries. */
+static bool dev_gone(uint32_t kdev)
+{
+	return !dev_exists(kdev);
+}
+
+/* Devices gone lose their counters. */
 static void lru_prune(struct serve_source *src,
 		      const struct serve_devices *present)
 {
 	struct lru_priv *p = src->priv;
-	int fd = bpf_map__fd(p->sess.skel->maps.dev_stats);
-	__u32 key, next, *prev = NULL, gone[BHSCOPE_MAX_DEVS];
-	int nr_gone = 0;
 
 	(void)present;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (!dev_exists(key) && nr_gone < BHSCOPE_MAX_DEVS)
-			gone[nr_gone++] = key;
-	}
-	for (int i = 0; i < nr_gone; i++)
-		bpf_map_delete_elem(fd, &gone[i]);
+	lru_forget_devices(&p->sess, dev_gone);
 }
 
 static const struct serve_source_ops lru_ops = {

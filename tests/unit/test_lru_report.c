@@ -66,6 +66,27 @@ static void delta_is_per_cpu_difference_with_new_devices_from_zero(void **state)
 	lru_snapshot_free(&prev);
 }
 
+/* A device counted in a bucket on one CPU and in the hash map on another. */
+static void a_device_from_several_places_adds_up(void **state)
+{
+	struct lru_snapshot s = { .nr_cpus = NR_CPUS };
+	struct lru_dev_stats one = { .lookups = 3, .hits = 2, .dist[1] = 2 };
+
+	(void)state;
+	assert_int_equal(lru_snapshot_add_cpu(&s, RAM0, 1, &one), 0);
+	add_dev(&s, RAM0, 10, 1);
+	assert_int_equal(lru_snapshot_add_cpu(&s, LOOP0, 0, &one), 0);
+	assert_int_equal(s.nr_devs, 2);
+	assert_int_equal(s.devs[0].kdev, RAM0);
+	assert_int_equal(s.devs[0].cpu[0].hits, 10);
+	assert_int_equal(s.devs[0].cpu[1].hits, 2 + 20);
+	assert_int_equal(s.devs[0].cpu[1].dist[1], 2);
+	assert_int_equal(s.devs[0].total.lookups, 3 + 11 + 22);
+	assert_int_equal(s.devs[1].total.hits, 2);
+	assert_int_equal(s.devs[1].cpu[1].hits, 0);
+	lru_snapshot_free(&s);
+}
+
 static void curve_is_cumulative_distance_over_classified_lookups(void **state)
 {
 	struct lru_dev_stats s = {};
@@ -216,6 +237,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(delta_is_per_cpu_difference_with_new_devices_from_zero),
+		cmocka_unit_test(a_device_from_several_places_adds_up),
 		cmocka_unit_test(curve_is_cumulative_distance_over_classified_lookups),
 		cmocka_unit_test(tracepoint_mode_reports_null_not_zero),
 		cmocka_unit_test(lookup_mode_reports_slots_and_curve),

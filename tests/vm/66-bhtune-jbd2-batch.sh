@@ -53,14 +53,16 @@ grep -q 'min_batch_us 0 -> 200000 max_batch_us 400000 -> 400000' <<<"$ev" ||
 grep -q 'min_batch_us 200000 -> 0 max_batch_us 400000 -> 15000' <<<"$ev" ||
 	fail "no bhtune_batch event for the reset: $ev"
 
-# Batching holds each sync writer back 200 ms, long enough for all four
-# writers to join every transaction even on a slow, busy TCG guest: fewer,
-# fuller transactions for the same files, and fewer files per second.
-# (Under TCG commits are slow, so the filesystem's own 0/15000 us already
-# batches some.)
+# Batching holds each sync writer back 200 ms so that others join its
+# transaction: fewer transactions for the same 240 files than in either
+# unbatched phase, and fewer files per second. (Under TCG commits are
+# slow, so the filesystem's own 0/15000 us already batches some.) The
+# info file prints handles per transaction truncated to an integer, so
+# 2.9 reads 2: the transaction count is the exact measure, and the
+# handles figure must merely not fall.
 ((f1 * 3 < f0 * 2)) || fail "files/s did not fall with batch_min_us=200000 ($f0 -> $f1)"
-((t1 < t0 && h1 > h0)) ||
-	fail "no fuller transactions with batch_min_us=200000: $t0 -> $t1 transactions, $h0 -> $h1 handles each"
+((t1 < t0 && t1 < t2 && h1 >= h0)) ||
+	fail "no fuller transactions with batch_min_us=200000: $t0 -> $t1 -> $t2 transactions, $h0 -> $h1 -> $h2 handles each"
 # After reset (the log and the event above show 0/15000 us written back):
 # files/s well above the batched figure again (the unbatched figure itself
 # swings 2x between runs under TCG), handles per transaction within one of
