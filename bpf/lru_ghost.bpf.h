@@ -3,18 +3,27 @@
  * The ghost list: the keys a CPU's buffer-head LRU evicted, most recent
  * first. Together with the real LRU it is one LRU stack, so a miss whose key
  * sits at depth g here has stack distance BH_LRU_SIZE + g: it would have hit
- * an LRU of more than BH_LRU_SIZE + g entries. Searched on installed misses
+ * an LRU of more than BH_LRU_SIZE + g entries. Used on installed misses
  * only, which are the rare case.
+ *
+ * A ring, newest at head, so that an eviction costs one store and taking
+ * the key at depth g moves the g keys in front of it; a counting filter of
+ * the keys' hashes answers most misses that are not here (a first use,
+ * or one too deep) without a search.
  */
 #ifndef BHSCOPE_LRU_GHOST_BPF_H
 #define BHSCOPE_LRU_GHOST_BPF_H
 
 #include "lru_stats.h"
 
+#define GHOST_FILTER_BITS	8
+#define GHOST_FILTER_SIZE	(1U << GHOST_FILTER_BITS)
+
 struct lru_ghost {
 	__u32 len;
-	__u32 pad;
+	__u32 head;				/* index of depth 0 */
 	struct lru_key keys[BHSCOPE_LRU_DEPTH_MAX];
+	__u16 filter[GHOST_FILTER_SIZE];	/* keys per hash */
 };
 
 static __always_inline bool lru_key_eq(const struct lru_key *a,
@@ -24,12 +33,22 @@ static __always_inline bool lru_key_eq(const struct lru_key *a,
 }
 
 /*
- * Ghost indices go through this mask: the verifier then sees every one
- * bounded (they are always below BHSCOPE_LRU_DEPTH_MAX anyway).
+ * Ring and filter indices go through these masks: the verifier then sees
+ * every one bounded.
  */
 #define GHOST_IDX(i)	((i) & (BHSCOPE_LRU_DEPTH_MAX - 1))
+#define GHOST_HASH(k)	((__u32)((((k)->block << 12) ^ (k)->dev) * \
+				 0x9e3779b97f4a7c15ULL >> 32) >> \
+			 (32 - GHOST_FILTER_BITS))
 _Static_assert(!(BHSCOPE_LRU_DEPTH_MAX & (BHSCOPE_LRU_DEPTH_MAX - 1)),
 	       "BHSCOPE_LRU_DEPTH_MAX must be a power of 2");
+_Static_assert(BHSCOPE_LRU_DEPTH_MAX < 65536, "filter counts are u16");
+
+/* The key at depth d (below len). */
+static __always_inline struct lru_key *ghost_at(struct lru_ghost *g, __u32 d)
+{
+	return &g->keys[GHOST_IDX(g->head + d)];
+}
 
 /*
  * The loops run through bpf_loop(): the verifier checks each body once
@@ -40,7 +59,6 @@ _Static_assert(!(BHSCOPE_LRU_DEPTH_MAX & (BHSCOPE_LRU_DEPTH_MAX - 1)),
 struct ghost_loop {
 	struct lru_ghost *g;
 	const struct lru_key *key;
-	__u32 base;
 	__u32 found;
 };
 
@@ -48,29 +66,28 @@ static long ghost_find_one(__u64 i, void *data)
 {
 	struct ghost_loop *l = data;
 
-	if (!lru_key_eq(&l->g->keys[GHOST_IDX(i)], l->key))
+	if (!lru_key_eq(ghost_at(l->g, i), l->key))
 		return 0;
 	l->found = i;
 	return 1;
 }
 
-/* keys[base + i] = keys[base + i + 1]: closes the gap at base. */
-static long ghost_pull_one(__u64 i, void *data)
+/* depth found - i = depth found - i - 1: closes the gap at depth found. */
+static long ghost_shift_one(__u64 i, void *data)
 {
 	struct ghost_loop *l = data;
-	__u32 j = l->base + i;
+	__u32 d = l->found - i;
 
-	l->g->keys[GHOST_IDX(j)] = l->g->keys[GHOST_IDX(j + 1)];
+	*ghost_at(l->g, d) = *ghost_at(l->g, d - 1);
 	return 0;
 }
 
-/* keys[base - i] = keys[base - i - 1]: opens slot 0, from the end. */
-static long ghost_push_one(__u64 i, void *data)
+/* Forgets the key at depth found + i (the loop runs from the shallowest). */
+static long ghost_drop_one(__u64 i, void *data)
 {
 	struct ghost_loop *l = data;
-	__u32 j = l->base - i;
 
-	l->g->keys[GHOST_IDX(j)] = l->g->keys[GHOST_IDX(j - 1)];
+	l->g->filter[GHOST_HASH(ghost_at(l->g, l->found + i))]--;
 	return 0;
 }
 
@@ -80,16 +97,19 @@ static __always_inline int ghost_take(struct lru_ghost *g,
 {
 	struct ghost_loop l = { .g = g, .key = key,
 				.found = BHSCOPE_LRU_DEPTH_MAX };
-	__u32 len = g->len;
+	__u32 len = g->len, h = GHOST_HASH(key);
 
+	if (!g->filter[h])
+		return -1;
 	if (len > BHSCOPE_LRU_DEPTH_MAX)
 		len = BHSCOPE_LRU_DEPTH_MAX;
 	bpf_loop(len, ghost_find_one, &l, 0);
 	if (l.found >= len)
 		return -1;
-	l.base = l.found;
-	bpf_loop(len - 1 - l.found, ghost_pull_one, &l, 0);
+	bpf_loop(l.found, ghost_shift_one, &l, 0);
+	g->head = GHOST_IDX(g->head + 1);
 	g->len = len - 1;
+	g->filter[h]--;
 	return l.found;
 }
 
@@ -99,17 +119,34 @@ static __always_inline void ghost_push(struct lru_ghost *g,
 {
 	struct ghost_loop l = { .g = g };
 	__u32 len = g->len;
+	struct lru_key *k;
 
 	if (!cap)
 		return;
 	if (cap > BHSCOPE_LRU_DEPTH_MAX)
 		cap = BHSCOPE_LRU_DEPTH_MAX;
-	if (len >= cap)
+	if (len > BHSCOPE_LRU_DEPTH_MAX)
+		len = BHSCOPE_LRU_DEPTH_MAX;
+	if (len >= cap) {
+		/* one key falls off, or more if the cap shrank */
+		l.found = cap - 1;
+		bpf_loop(len - l.found, ghost_drop_one, &l, 0);
 		len = cap - 1;
-	l.base = len;
-	bpf_loop(len, ghost_push_one, &l, 0);
-	g->keys[0] = *key;
+	}
+	g->head = GHOST_IDX(g->head - 1);
+	k = ghost_at(g, 0);
+	*k = *key;
+	g->filter[GHOST_HASH(k)]++;
 	g->len = len + 1;
+}
+
+/* Forgets every key. */
+static __always_inline void ghost_clear(struct lru_ghost *g)
+{
+	if (!g->len)
+		return;
+	g->len = 0;
+	__builtin_memset(g->filter, 0, sizeof(g->filter));
 }
 
 #endif /* BHSCOPE_LRU_GHOST_BPF_H */

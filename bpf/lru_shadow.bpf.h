@@ -81,20 +81,24 @@ static __always_inline bool shadow_explains(const struct lru_shadow *sh,
 	return lru_slots < 2 || (__u64)bhs[1] == want1;
 }
 
-/* Applies the change shadow_explains() accepted. */
+/*
+ * Applies the change shadow_explains() accepted: slots 0..last rotate
+ * down one, front at slot 0 (for an install, the last slot falls off).
+ */
 static __always_inline void shadow_apply(struct lru_shadow *sh,
 					 const void *front, int last)
 {
-	if (last < 0)
-		return;
+	__u64 moving = (__u64)front, next;
+
 #pragma clang loop unroll(full)
-	for (int i = BHSCOPE_LRU_SLOTS_MAX - 1; i > 0; i--) {
+	for (int i = 0; i < BHSCOPE_LRU_SLOTS_MAX; i++) {
 		if (i >= lru_slots || i > last)
-			continue;
-		sh->bh[i] = sh->bh[i - 1];
+			break;
+		next = sh->bh[i];
+		sh->bh[i] = moving;
+		moving = next;
 	}
-	sh->bh[0] = (__u64)front;
-	if (sh->len <= last)
+	if (last >= 0 && sh->len <= last)
 		sh->len++;
 }
 

@@ -143,7 +143,7 @@ static __always_inline void lru_restart(struct lru_cpu_state *st)
 		if (c)
 			c->resets++;
 	}
-	st->ghost.len = 0;
+	ghost_clear(&st->ghost);
 	st->nonempty = 0;
 }
 

@@ -193,7 +193,7 @@ static void collect_maps(struct prom_buf *out)
 
 		prom_family(out, name, PROM_GAUGE,
 			    pass ? "Capacity of the BPF map: a full map drops events of new keys (devices)." :
-				   "Entries in the BPF map now (devices traced).");
+				   "Entries in the BPF map of devices now (for lru: devices not in their per-CPU bucket).");
 		for (int i = 0; i < serve_nr_sources; i++) {
 			const struct serve_source *src = serve_sources[i];
 

@@ -59,7 +59,47 @@ static void push_take_keep_recency_order(void **state)
 	k = key(5);
 	assert_int_equal(ghost_take(&g, &k), 0);
 	assert_int_equal(g.len, 1);
-	assert_true(g.keys[0].block == 4);
+	assert_true(ghost_at(&g, 0)->block == 4);
+}
+
+/* The filter counts exactly the keys in the ring, by hash. */
+static void assert_filter_counts_ring(struct lru_ghost *g)
+{
+	__u16 want[GHOST_FILTER_SIZE] = {};
+
+	for (__u32 d = 0; d < g->len; d++)
+		want[GHOST_HASH(ghost_at(g, d))]++;
+	assert_memory_equal(want, g->filter, sizeof(want));
+}
+
+/* The ring wraps, and a cap that shrinks (bhtune grew the LRU) drops keys. */
+static void ring_wraps_and_cap_shrinks(void **state)
+{
+	static struct lru_ghost g;
+	struct lru_key k;
+
+	(void)state;
+	for (int b = 1; b <= 3 * BHSCOPE_LRU_DEPTH_MAX; b++) {
+		k = key(b);
+		ghost_push(&g, &k, 40);
+	}
+	assert_int_equal(g.len, 40);
+	assert_filter_counts_ring(&g);
+	k = key(3 * BHSCOPE_LRU_DEPTH_MAX - 39);
+	assert_int_equal(ghost_take(&g, &k), 39);
+	k = key(3 * BHSCOPE_LRU_DEPTH_MAX - 38);
+	assert_int_equal(ghost_take(&g, &k), 38);
+	k = key(3 * BHSCOPE_LRU_DEPTH_MAX - 40);
+	assert_int_equal(ghost_take(&g, &k), -1);
+	k = key(1);
+	ghost_push(&g, &k, 10);	/* the cap shrank from 40 to 10 */
+	assert_int_equal(g.len, 10);
+	assert_filter_counts_ring(&g);
+	assert_true(ghost_at(&g, 0)->block == 1);
+	assert_true(ghost_at(&g, 9)->block == 3 * BHSCOPE_LRU_DEPTH_MAX - 8);
+	ghost_clear(&g);
+	assert_int_equal(g.len, 0);
+	assert_filter_counts_ring(&g);
 }
 
 static void zero_cap_keeps_nothing(void **state)
@@ -159,6 +199,7 @@ static void live_ghost_matches_exact_stack(void **state)
 		assert_int_equal(lrusim_feed(&sim, &e), 0);
 	}
 	assert_int_equal(sim.desync, 0);
+	assert_filter_counts_ring(&g);
 	for (int d = 0; d < W; d++) {
 		assert_int_equal(live.dist[d], sim.cpus[0].stats.dist[d]);
 		ghost_hits += d >= N ? live.dist[d] : 0;
@@ -175,6 +216,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(push_take_keep_recency_order),
 		cmocka_unit_test(zero_cap_keeps_nothing),
+		cmocka_unit_test(ring_wraps_and_cap_shrinks),
 		cmocka_unit_test(live_ghost_matches_exact_stack),
 	};
 
