@@ -502,8 +502,14 @@ int lru_events_fd(const struct lru_session *s)
 	return bpf_map__fd(s->skel->maps.events);
 }
 
-/* The per-CPU buckets of struct lru_dev_bucket, by their owners. */
-static int read_buckets(struct lru_session *s, struct lru_snapshot *snap)
+/*
+ * Calls fn with each bucket of struct lru_dev_bucket, as every CPU holds
+ * it (nr_cpus values), until fn fails.
+ */
+static int for_each_bucket(struct lru_session *s,
+			   int (*fn)(struct lru_session *s, __u32 b,
+				     struct lru_dev_bucket *percpu, void *arg),
+			   void *arg)
 {
 	int fd = bpf_map__fd(s->skel->maps.dev_buckets);
 	struct lru_dev_bucket *percpu;
@@ -512,18 +518,23 @@ static int read_buckets(struct lru_session *s, struct lru_snapshot *snap)
 	percpu = calloc(s->nr_cpus, sizeof(*percpu));
 	if (!percpu)
 		return -ENOMEM;
-	for (__u32 b = 0; b < BHSCOPE_LRU_DEV_BUCKETS && !err; b++) {
-		if (bpf_map_lookup_elem(fd, &b, percpu)) {
-			err = -errno;
-			break;
-		}
-		for (int c = 0; c < s->nr_cpus && !err; c++)
-			if (percpu[c].owner)
-				err = lru_snapshot_add_cpu(snap,
-							   percpu[c].owner - 1,
-							   c, &percpu[c].s);
-	}
+	for (__u32 b = 0; b < BHSCOPE_LRU_DEV_BUCKETS && !err; b++)
+		err = bpf_map_lookup_elem(fd, &b, percpu) ? -errno :
+							    fn(s, b, percpu, arg);
 	free(percpu);
+	return err;
+}
+
+static int read_bucket(struct lru_session *s, __u32 b,
+		       struct lru_dev_bucket *percpu, void *snap)
+{
+	int err = 0;
+
+	(void)b;
+	for (int c = 0; c < s->nr_cpus && !err; c++)
+		if (percpu[c].owner)
+			err = lru_snapshot_add_cpu(snap, percpu[c].owner - 1,
+						   c, &percpu[c].s);
 	return err;
 }
 
@@ -543,7 +554,7 @@ int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
 		err = -ENOMEM;
 		goto out;
 	}
-	err = read_buckets(s, snap);
+	err = for_each_bucket(s, read_bucket, snap);
 	while (!err && !bpf_map_get_next_key(stats_fd, prev, &next)) {
 		key = next;
 		prev = &key;
@@ -559,40 +570,34 @@ out:
 	return err;
 }
 
-/* Zeroes the buckets that CPUs hold for devices gone (see lru_load.h). */
-static int forget_buckets(struct lru_session *s, bool (*gone)(uint32_t kdev))
+struct forget {
+	bool (*gone)(uint32_t kdev);
+};
+
+/* Zeroes the CPUs' values of a bucket that hold devices gone. */
+static int forget_bucket(struct lru_session *s, __u32 b,
+			 struct lru_dev_bucket *percpu, void *arg)
 {
+	const struct forget *f = arg;
 	int fd = bpf_map__fd(s->skel->maps.dev_buckets);
-	struct lru_dev_bucket *percpu;
-	int err = 0;
+	bool changed = false;
 
-	percpu = calloc(s->nr_cpus, sizeof(*percpu));
-	if (!percpu)
-		return -ENOMEM;
-	for (__u32 b = 0; b < BHSCOPE_LRU_DEV_BUCKETS && !err; b++) {
-		bool changed = false;
-
-		if (bpf_map_lookup_elem(fd, &b, percpu)) {
-			err = -errno;
-			break;
+	for (int c = 0; c < s->nr_cpus; c++) {
+		if (percpu[c].owner && f->gone(percpu[c].owner - 1)) {
+			memset(&percpu[c], 0, sizeof(percpu[c]));
+			changed = true;
 		}
-		for (int c = 0; c < s->nr_cpus; c++) {
-			if (percpu[c].owner && gone(percpu[c].owner - 1)) {
-				memset(&percpu[c], 0, sizeof(percpu[c]));
-				changed = true;
-			}
-		}
-		if (changed && bpf_map_update_elem(fd, &b, percpu, BPF_EXIST))
-			err = -errno;
 	}
-	free(percpu);
-	return err;
+	if (changed && bpf_map_update_elem(fd, &b, percpu, BPF_EXIST))
+		return -errno;
+	return 0;
 }
 
 int lru_forget_devices(struct lru_session *s, bool (*gone)(uint32_t kdev))
 {
 	int fd = bpf_map__fd(s->skel->maps.dev_stats);
 	__u32 key, next, *prev = NULL, drop[BHSCOPE_MAX_DEVS];
+	struct forget f = { gone };
 	int nr_drop = 0;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
@@ -603,5 +608,5 @@ int lru_forget_devices(struct lru_session *s, bool (*gone)(uint32_t kdev))
 	}
 	for (int i = 0; i < nr_drop; i++)
 		bpf_map_delete_elem(fd, &drop[i]);
-	return forget_buckets(s, gone);
+	return for_each_bucket(s, forget_bucket, &f);
 }

@@ -190,6 +190,9 @@ vm_qemu_cmd() {
 		-bios qboot.rom -no-reboot -kernel "$VMLINUZ" -initrd "$VM_OUT/initramfs.cpio"
 		-append "console=ttyS0 panic=-1 mitigations=off no_timer_check quiet $append ${VM_APPEND:-}"
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap)
+	# VM_ICOUNT=N: the guest clock counts instructions, 2^N ns each
+	# (make bench: timings without the host's noise); single-threaded TCG.
+	[[ -n ${VM_ICOUNT:-} ]] && QEMU+=(-icount "shift=$VM_ICOUNT")
 	for s in "$@"; do
 		QEMU+=(-serial "$s")
 	done
