@@ -5,7 +5,7 @@ Each repeat runs every mode once, in an order rotated per repeat
 traced mode the tracer is started, its BPF programs are found as the
 program ids that appeared since it started, the workload runs, and the
 kernel's BPF statistics (run_time_ns / run_cnt, with kernel.bpf_stats_enabled)
-and the tracer's own user+system CPU time are read before it is stopped.
+and the tracer's own CPU time are read before it is stopped.
 """
 import json
 import os
@@ -26,10 +26,20 @@ def prog_stats():
 
 
 def proc_cpu_seconds(pid):
-    """User + system CPU seconds of a process and its threads."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+    """CPU seconds of a process's threads: their scheduler run time (ns,
+    exact), else user + system time (sampled at the tick, which misses a
+    tracer that wakes once a second for less than a tick)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+        total = 0
+        for t in tasks:
+            with open(f"/proc/{pid}/task/{t}/schedstat") as f:
+                total += int(f.read().split()[0])
+        return total / 1e9
+    except (OSError, ValueError, IndexError):
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
 class Tracer:
