@@ -25,30 +25,30 @@
 #include "lru_scan.bpf.h"
 #include "lru_stats.h"
 
+/*
+ * Slots from len on hold 0: shadow_read() clears them and a rotation only
+ * moves them down, so a search stops at the first 0.
+ */
 struct lru_shadow {
 	__u64 bh[BHSCOPE_LRU_SLOTS_MAX];	/* addresses, newest first */
 	__u32 len;				/* used slots */
 	__u32 valid;				/* 0: not read yet */
 };
 
-/* Slot of ret in the shadow, or -1. */
+/* Slot of ret (not NULL) in the shadow, or -1. */
 static __always_inline int shadow_find(const struct lru_shadow *sh,
 				       const void *ret)
 {
 #pragma clang loop unroll(full)
 	for (int i = 0; i < BHSCOPE_LRU_SLOTS_MAX; i++) {
-		if (i >= lru_slots || i >= sh->len)
-			break;
-		if (sh->bh[i] == (__u64)ret)
+		__u64 bh = sh->bh[i];
+
+		if (bh == (__u64)ret)
 			return i;
+		if (!bh)
+			break;
 	}
 	return -1;
-}
-
-/* Slot i of the shadow, NULL past its end. */
-static __always_inline __u64 shadow_at(const struct lru_shadow *sh, int i)
-{
-	return i < sh->len ? sh->bh[i] : 0;
 }
 
 /*
@@ -70,11 +70,11 @@ static __always_inline bool shadow_explains(const struct lru_shadow *sh,
 	__u64 want0, want1;
 
 	if (last < 0) {
-		want0 = shadow_at(sh, 0);
-		want1 = shadow_at(sh, 1);
+		want0 = sh->bh[0];
+		want1 = sh->bh[1];
 	} else {
 		want0 = (__u64)front;
-		want1 = shadow_at(sh, last == 0 ? 1 : 0);
+		want1 = sh->bh[last == 0 ? 1 : 0];
 	}
 	if ((__u64)bhs[0] != want0)
 		return false;
@@ -92,7 +92,9 @@ static __always_inline void shadow_apply(struct lru_shadow *sh,
 
 #pragma clang loop unroll(full)
 	for (int i = 0; i < BHSCOPE_LRU_SLOTS_MAX; i++) {
-		if (i >= lru_slots || i > last)
+		/* last is below lru_slots; opaque, so the loop unrolls fully */
+		barrier_var(last);
+		if (i > last)
 			break;
 		next = sh->bh[i];
 		sh->bh[i] = moving;
@@ -108,6 +110,7 @@ static __always_inline void shadow_read(struct lru_shadow *sh,
 {
 	__u32 n = 0;
 
+	__builtin_memset(sh->bh, 0, sizeof(sh->bh));
 #pragma clang loop unroll(full)
 	for (int i = 0; i < BHSCOPE_LRU_SLOTS_MAX; i++) {
 		struct buffer_head *bh;

@@ -4,8 +4,9 @@ Each repeat runs every mode once, in an order rotated per repeat
 (A B C, B C A, ...), so drift on the machine hits every mode alike. For a
 traced mode the tracer is started, its BPF programs are found as the
 program ids that appeared since it started, the workload runs, and the
-kernel's BPF statistics (run_time_ns / run_cnt, with kernel.bpf_stats_enabled)
-and the tracer's own CPU time are read before it is stopped.
+kernel's BPF statistics (run_time_ns / run_cnt, with kernel.bpf_stats_enabled
+in every other repeat) and the tracer's own CPU time are read before it is
+stopped.
 """
 import json
 import os
@@ -108,9 +109,17 @@ def bpf_stats(enable):
 
 
 def run_interleaved(modes, workload, reps, log=print):
-    """modes: [(name, Tracer or None)]; workload(): ops/s. Returns samples."""
+    """modes: [(name, Tracer or None)]; workload(): ops/s. Returns samples.
+
+    Kernel BPF statistics cost every program run two clock reads, which a
+    tracer in production does not pay: they are on in repeats 2, 4, ...
+    only (and in a single one), which give ns/event; repeats 1, 3, ... give
+    ops/s.
+    """
     samples = {name: [] for name, _ in modes}
     for rep in range(reps):
+        stats = rep % 2 == 1 or reps == 1
+        bpf_stats(stats)
         order = modes[rep % len(modes):] + modes[:rep % len(modes)]
         for name, tracer in order:
             if tracer:
@@ -121,11 +130,14 @@ def run_interleaved(modes, workload, reps, log=print):
             finally:
                 if tracer:
                     tracer.stop()
-            samples[name].append({"ops_per_s": ops, "run_time_ns": ns,
-                                  "run_cnt": cnt, "cpu": cpu, "programs": progs})
+            samples[name].append({"ops_per_s": ops, "bpf_stats": stats,
+                                  "run_time_ns": ns, "run_cnt": cnt,
+                                  "cpu": cpu, "programs": progs})
+            cost = (f", {cnt} events, {ns / cnt:.0f} ns/event" if cnt else
+                    "")
             log(f"  rep {rep + 1}/{reps} {name:>16}: {ops:10.1f} ops/s"
-                + (f", {cnt} events, {ns / cnt if cnt else 0:.0f} ns/event,"
-                   f" tracer CPU {cpu * 100:.2f}%" if tracer else ""))
+                + (f"{cost}, tracer CPU {cpu * 100:.2f}%" if tracer else ""))
+    bpf_stats(False)
     return samples
 
 
@@ -137,14 +149,19 @@ def summarize(samples, baseline):
     most): slow drift of the machine cancels out, unlike in a ratio of the
     overall medians.
     """
-    base_runs = [s["ops_per_s"] for s in samples[baseline]]
+    # ops/s from the repeats without BPF statistics, if there are any
+    base = samples[baseline]
+    reps = [i for i, s in enumerate(base) if not s.get("bpf_stats")] or \
+        list(range(len(base)))
+    base_runs = [base[i]["ops_per_s"] for i in reps]
     rows = {}
     for name, runs in samples.items():
-        ops = [s["ops_per_s"] for s in runs]
-        ns = sum(s["run_time_ns"] for s in runs)
-        cnt = sum(s["run_cnt"] for s in runs)
+        ops = [runs[i]["ops_per_s"] for i in reps]
+        timed = [s for s in runs if s.get("bpf_stats", True)]
+        ns = sum(s["run_time_ns"] for s in timed)
+        cnt = sum(s["run_cnt"] for s in timed)
         progs = {}
-        for s in runs:
+        for s in timed:
             for prog, (pns, pcnt) in s.get("programs", {}).items():
                 p = progs.setdefault(prog, [0, 0])
                 p[0] += pns
@@ -156,13 +173,14 @@ def summarize(samples, baseline):
             "ratio_to_untraced": statistics.median(
                 o / b for o, b in zip(ops, base_runs) if b) if any(base_runs) else None,
             "ns_per_event": ns / cnt if cnt else None,
-            "events_per_run": cnt / len(runs) if runs else 0,
+            "events_per_run": cnt / len(timed) if timed else 0,
             "tracer_cpu_pct": statistics.median(cpus),
             "tracer_cpu_pct_max": max(cpus),
             "programs": {prog: {"ns_per_run": pns / pcnt if pcnt else None,
-                                "runs_per_run": pcnt / len(runs)}
+                                "runs_per_run": pcnt / len(timed)}
                          for prog, (pns, pcnt) in sorted(progs.items())},
-            "repeats": len(runs),
+            "repeats": len(runs), "repeats_ops": len(ops),
+            "repeats_bpf_stats": len(timed),
         }
     return rows
 

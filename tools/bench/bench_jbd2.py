@@ -76,7 +76,6 @@ def main():
         ]
         print(f"jbd2: {args.threads} dirsync writers x {args.files} files on {fs.dev}, "
               f"{args.reps} interleaved repeats")
-        abbench.bpf_stats(True)
         try:
             samples = abbench.run_interleaved(modes, workload, args.reps)
         finally:

@@ -140,7 +140,6 @@ def main():
            "bpftrace_script": script, "loadavg_start": os.getloadavg(),
            "workloads": {}}
     t0 = time.time()
-    abbench.bpf_stats(True)
     try:
         for key, (title, opts, files) in WORKLOADS.items():
             argv = [bhbench, "meta", "-D", args.mnt, "-t", str(args.tasks),
