@@ -101,10 +101,10 @@ struct lru_dev_stats {
 /*
  * Where the tracer counts a device: in the bucket of a per-CPU array that
  * its dev_t hashes to, claimed by the first device counted there on that
- * CPU (an array lookup per event, not a hash map's: a third of the probe's
- * cost under TCG); a device whose bucket another one holds on that CPU is
- * counted in the dev_stats hash map. A bucket's CPUs may hold different
- * devices.
+ * CPU: an array lookup per event, not a hash map's (which was 190 of the
+ * probe's 1330 ns under TCG). A device whose bucket another one holds on
+ * that CPU is counted in the dev_stats hash map. A bucket's CPUs may hold
+ * different devices.
  */
 #define BHSCOPE_LRU_DEV_BUCKET_BITS	4
 #define BHSCOPE_LRU_DEV_BUCKETS		(1U << BHSCOPE_LRU_DEV_BUCKET_BITS)
