@@ -117,27 +117,29 @@ def run_interleaved(modes, workload, reps, log=print):
     ops/s.
     """
     samples = {name: [] for name, _ in modes}
-    for rep in range(reps):
-        stats = rep % 2 == 1 or reps == 1
-        bpf_stats(stats)
-        order = modes[rep % len(modes):] + modes[:rep % len(modes)]
-        for name, tracer in order:
-            if tracer:
-                tracer.start()
-            try:
-                ops = workload()
-                ns, cnt, cpu, progs = tracer.sample() if tracer else (0, 0, 0.0, {})
-            finally:
+    try:
+        for rep in range(reps):
+            stats = rep % 2 == 1 or reps == 1
+            bpf_stats(stats)
+            order = modes[rep % len(modes):] + modes[:rep % len(modes)]
+            for name, tracer in order:
                 if tracer:
-                    tracer.stop()
-            samples[name].append({"ops_per_s": ops, "bpf_stats": stats,
-                                  "run_time_ns": ns, "run_cnt": cnt,
-                                  "cpu": cpu, "programs": progs})
-            cost = (f", {cnt} events, {ns / cnt:.0f} ns/event" if cnt else
-                    "")
-            log(f"  rep {rep + 1}/{reps} {name:>16}: {ops:10.1f} ops/s"
-                + (f"{cost}, tracer CPU {cpu * 100:.2f}%" if tracer else ""))
-    bpf_stats(False)
+                    tracer.start()
+                try:
+                    ops = workload()
+                    ns, cnt, cpu, progs = tracer.sample() if tracer else (0, 0, 0.0, {})
+                finally:
+                    if tracer:
+                        tracer.stop()
+                samples[name].append({"ops_per_s": ops, "bpf_stats": stats,
+                                      "run_time_ns": ns, "run_cnt": cnt,
+                                      "cpu": cpu, "programs": progs})
+                cost = (f", {cnt} events, {ns / cnt:.0f} ns/event" if cnt else
+                        "")
+                log(f"  rep {rep + 1}/{reps} {name:>16}: {ops:10.1f} ops/s"
+                    + (f"{cost}, tracer CPU {cpu * 100:.2f}%" if tracer else ""))
+    finally:
+        bpf_stats(False)
     return samples
 
 

@@ -76,10 +76,7 @@ def main():
         ]
         print(f"jbd2: {args.threads} dirsync writers x {args.files} files on {fs.dev}, "
               f"{args.reps} interleaved repeats")
-        try:
-            samples = abbench.run_interleaved(modes, workload, args.reps)
-        finally:
-            abbench.bpf_stats(False)
+        samples = abbench.run_interleaved(modes, workload, args.reps)
     rows = abbench.summarize(samples, "untraced")
     abbench.print_table(f"jbd2 on {os.uname().release}: bhbench sync files/s", rows,
                         "untraced", compare=("bhscope jbd2", "bpftrace"))

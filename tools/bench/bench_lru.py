@@ -140,23 +140,20 @@ def main():
            "bpftrace_script": script, "loadavg_start": os.getloadavg(),
            "workloads": {}}
     t0 = time.time()
-    try:
-        for key, (title, opts, files) in WORKLOADS.items():
-            argv = [bhbench, "meta", "-D", args.mnt, "-t", str(args.tasks),
-                    "-n", str(int(files * args.scale)), "-q", "-j", *opts]
+    for key, (title, opts, files) in WORKLOADS.items():
+        argv = [bhbench, "meta", "-D", args.mnt, "-t", str(args.tasks),
+                "-n", str(int(files * args.scale)), "-q", "-j", *opts]
 
-            def workload(argv=argv, key=key):
-                out = subprocess.run(argv, check=True, capture_output=True,
-                                     text=True).stdout
-                return json.loads(out)["phases"][key]["ops_per_sec"]
+        def workload(argv=argv, key=key):
+            out = subprocess.run(argv, check=True, capture_output=True,
+                                 text=True).stdout
+            return json.loads(out)["phases"][key]["ops_per_sec"]
 
-            note(f"lru {key}: {' '.join(argv[1:])}, {args.reps} interleaved repeats")
-            samples = abbench.run_interleaved(modes, workload, args.reps, log=note)
-            res["workloads"][key] = {"title": title, "bhbench_argv": argv[1:],
-                                     "summary": abbench.summarize(samples, "untraced"),
-                                     "samples": samples}
-    finally:
-        abbench.bpf_stats(False)
+        note(f"lru {key}: {' '.join(argv[1:])}, {args.reps} interleaved repeats")
+        samples = abbench.run_interleaved(modes, workload, args.reps, log=note)
+        res["workloads"][key] = {"title": title, "bhbench_argv": argv[1:],
+                                 "summary": abbench.summarize(samples, "untraced"),
+                                 "samples": samples}
     res["seconds"] = round(time.time() - t0, 1)
     res["loadavg_end"] = os.getloadavg()
     res["targets"] = targets(res["workloads"]["create"]["summary"])
