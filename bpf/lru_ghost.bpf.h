@@ -59,7 +59,7 @@ static __always_inline struct lru_key *ghost_at(struct lru_ghost *g, __u32 d)
 struct ghost_loop {
 	struct lru_ghost *g;
 	const struct lru_key *key;
-	__u32 found;
+	__u32 depth;		/* where the key was found, or the first to drop */
 };
 
 static long ghost_find_one(__u64 i, void *data)
@@ -68,26 +68,26 @@ static long ghost_find_one(__u64 i, void *data)
 
 	if (!lru_key_eq(ghost_at(l->g, i), l->key))
 		return 0;
-	l->found = i;
+	l->depth = i;
 	return 1;
 }
 
-/* depth found - i = depth found - i - 1: closes the gap at depth found. */
+/* key at depth d - i = key at d - i - 1: closes the gap at depth d. */
 static long ghost_shift_one(__u64 i, void *data)
 {
 	struct ghost_loop *l = data;
-	__u32 d = l->found - i;
+	__u32 d = l->depth - i;
 
 	*ghost_at(l->g, d) = *ghost_at(l->g, d - 1);
 	return 0;
 }
 
-/* Forgets the key at depth found + i (the loop runs from the shallowest). */
+/* Forgets the key at depth d + i (the loop runs from the shallowest). */
 static long ghost_drop_one(__u64 i, void *data)
 {
 	struct ghost_loop *l = data;
 
-	l->g->filter[GHOST_HASH(ghost_at(l->g, l->found + i))]--;
+	l->g->filter[GHOST_HASH(ghost_at(l->g, l->depth + i))]--;
 	return 0;
 }
 
@@ -96,7 +96,7 @@ static __always_inline int ghost_take(struct lru_ghost *g,
 				      const struct lru_key *key)
 {
 	struct ghost_loop l = { .g = g, .key = key,
-				.found = BHSCOPE_LRU_DEPTH_MAX };
+				.depth = BHSCOPE_LRU_DEPTH_MAX };
 	__u32 len = g->len, h = GHOST_HASH(key);
 
 	if (!g->filter[h])
@@ -104,13 +104,13 @@ static __always_inline int ghost_take(struct lru_ghost *g,
 	if (len > BHSCOPE_LRU_DEPTH_MAX)
 		len = BHSCOPE_LRU_DEPTH_MAX;
 	bpf_loop(len, ghost_find_one, &l, 0);
-	if (l.found >= len)
+	if (l.depth >= len)
 		return -1;
-	bpf_loop(l.found, ghost_shift_one, &l, 0);
+	bpf_loop(l.depth, ghost_shift_one, &l, 0);
 	g->head = GHOST_IDX(g->head + 1);
 	g->len = len - 1;
 	g->filter[h]--;
-	return l.found;
+	return l.depth;
 }
 
 /* Puts key in front; the deepest entry falls off when cap is reached. */
@@ -129,8 +129,8 @@ static __always_inline void ghost_push(struct lru_ghost *g,
 		len = BHSCOPE_LRU_DEPTH_MAX;
 	if (len >= cap) {
 		/* one key falls off, or more if the cap shrank */
-		l.found = cap - 1;
-		bpf_loop(len - l.found, ghost_drop_one, &l, 0);
+		l.depth = cap - 1;
+		bpf_loop(len - l.depth, ghost_drop_one, &l, 0);
 		len = cap - 1;
 	}
 	g->head = GHOST_IDX(g->head - 1);
