@@ -571,7 +571,7 @@ out:
 }
 
 struct forget {
-	bool (*gone)(uint32_t kdev);
+	bool (*exists)(uint32_t kdev);
 };
 
 /* Zeroes the CPUs' values of a bucket that hold devices gone. */
@@ -583,7 +583,7 @@ static int forget_bucket(struct lru_session *s, __u32 b,
 	bool changed = false;
 
 	for (int c = 0; c < s->nr_cpus; c++) {
-		if (percpu[c].owner && f->gone(percpu[c].owner - 1)) {
+		if (percpu[c].owner && !f->exists(percpu[c].owner - 1)) {
 			memset(&percpu[c], 0, sizeof(percpu[c]));
 			changed = true;
 		}
@@ -593,17 +593,17 @@ static int forget_bucket(struct lru_session *s, __u32 b,
 	return 0;
 }
 
-int lru_forget_devices(struct lru_session *s, bool (*gone)(uint32_t kdev))
+int lru_forget_devices(struct lru_session *s, bool (*exists)(uint32_t kdev))
 {
 	int fd = bpf_map__fd(s->skel->maps.dev_stats);
 	__u32 key, next, *prev = NULL, drop[BHSCOPE_MAX_DEVS];
-	struct forget f = { gone };
+	struct forget f = { exists };
 	int nr_drop = 0;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (gone(key) && nr_drop < BHSCOPE_MAX_DEVS)
+		if (!exists(key) && nr_drop < BHSCOPE_MAX_DEVS)
 			drop[nr_drop++] = key;
 	}
 	for (int i = 0; i < nr_drop; i++)

@@ -113,12 +113,12 @@ int lru_session_lru_size(const struct lru_session *s);
 int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap);
 
 /*
- * Drops the counters of every device for which gone(kdev) is true, so they
- * are not reported again (bhscope serve, for devices that went away). A
+ * Drops the counters of every device for which exists(kdev) is false, so
+ * they are not reported again (bhscope serve, for devices that went away). A
  * bucket is rewritten for all CPUs at once: a lookup another CPU counts
  * in it meanwhile, for another device, can be lost.
  */
-int lru_forget_devices(struct lru_session *s, bool (*gone)(uint32_t kdev));
+int lru_forget_devices(struct lru_session *s, bool (*exists)(uint32_t kdev));
 
 /* The --trace ring buffer's fd. */
 int lru_events_fd(const struct lru_session *s);

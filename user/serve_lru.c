@@ -365,11 +365,6 @@ out:
 	lru_snapshot_free(&snap);
 }
 
-static bool dev_gone(uint32_t kdev)
-{
-	return !dev_exists(kdev);
-}
-
 /* Devices gone lose their counters. */
 static void lru_prune(struct serve_source *src,
 		      const struct serve_devices *present)
@@ -377,7 +372,7 @@ static void lru_prune(struct serve_source *src,
 	struct lru_priv *p = src->priv;
 
 	(void)present;
-	lru_forget_devices(&p->sess, dev_gone);
+	lru_forget_devices(&p->sess, dev_exists);
 }
 
 static const struct serve_source_ops lru_ops = {
