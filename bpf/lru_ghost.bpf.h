@@ -127,8 +127,12 @@ static __always_inline void ghost_push(struct lru_ghost *g,
 		cap = BHSCOPE_LRU_DEPTH_MAX;
 	if (len > BHSCOPE_LRU_DEPTH_MAX)
 		len = BHSCOPE_LRU_DEPTH_MAX;
-	if (len >= cap) {
-		/* one key falls off, or more if the cap shrank */
+	if (len == cap) {
+		/* the deepest key falls off */
+		g->filter[GHOST_HASH(ghost_at(g, cap - 1))]--;
+		len--;
+	} else if (len > cap) {
+		/* the cap shrank (bhtune grew the LRU): so many more */
 		l.depth = cap - 1;
 		bpf_loop(len - l.depth, ghost_drop_one, &l, 0);
 		len = cap - 1;
