@@ -26,7 +26,7 @@
  * emptied LRU holding only the lookup's bh: an installed miss; a NULL
  * return: absent). Left undetected: a lookup that ran on another CPU and
  * changed nothing here reads as not installed; several unseen changes
- * that leave slots 0 and 1 as they were (see shadow_explains()).
+ * that leave slots 0 and 1 as they were (see shadow_matches()).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -71,6 +71,7 @@ static __always_inline void trace_snapshot(struct lru_cpu_state *st)
 
 /* An installed miss: its depth in the ghost list, and the eviction. */
 static __always_inline void lookup_installed(struct lru_cpu_state *st,
+					     __u64 victim_bh,
 					     struct lru_result *r)
 {
 	__u32 cap = ghost_cap(lru_slots);
@@ -78,16 +79,16 @@ static __always_inline void lookup_installed(struct lru_cpu_state *st,
 	int depth;
 
 	r->outcome = LRU_MISS_INSTALLED;
-	r->evicted = st->sh.len >= lru_slots;
+	r->evicted = victim_bh != 0;
 	if (!cap)
 		return;
-	if (r->evicted)
-		lru_key_read((const void *)st->sh.bh[lru_slots - 1], &victim);
 	depth = ghost_take(&st->ghost, &r->key);
 	if (depth >= 0)
 		r->dist = lru_slots + depth;
-	if (r->evicted)
+	if (victim_bh) {
+		lru_key_read((const void *)victim_bh, &victim);
 		ghost_push(&st->ghost, &victim, cap);
+	}
 }
 
 /* The model starts over from what this CPU's LRU holds now. */
@@ -128,31 +129,36 @@ static __always_inline void lookup_unexplained(struct lru_cpu_state *st,
 	lru_account(st, r);
 }
 
-/* The one probe of a lookup: key is its (bdev, block, size), ret its bh. */
-static __always_inline void lookup_done(const void *ret,
-					const struct lru_key *key)
+/*
+ * Every lookup but a hit the shadow explains. lru0 is the LRU's slot 0;
+ * when it is ret, shadow_to_front() has run already and said slot and
+ * victim.
+ */
+static __always_inline void lookup_classify(struct lru_cpu_state *st,
+					    struct buffer_head *const *bhs,
+					    __u64 lru0, const void *ret,
+					    const struct lru_key *key,
+					    int slot, __u64 victim)
 {
-	struct buffer_head *const *bhs = lru_this_cpu();
-	struct lru_cpu_state *st = cpu_state_get();
-	struct lru_result r = { .dist = -1, .slot = -1 };
-	int slot = -1, last = -1;
+	struct lru_result r = {
+		.key = *key, .dist = -1, .slot = -1, .lru_size = lru_slots,
+	};
 
-	if (!bhs || !st)
+	if (!st->sh.valid) {
+		lookup_unexplained(st, bhs, ret, &r);
 		return;
-	r.key = *key;
-	r.lru_size = lru_slots;
-	if (ret)
-		slot = shadow_find(&st->sh, ret);
-	if (!ret) {
-		r.outcome = LRU_MISS_ABSENT;
-	} else if ((const void *)bhs[0] != ret) {
+	}
+	if (ret && lru0 == (__u64)ret) {
+		r.outcome = slot >= 0 ? LRU_HIT : LRU_MISS_INSTALLED;
+	} else if (ret) {
 		/* not installed; or a hit on another CPU, if we hold it */
+		slot = shadow_find(&st->sh, ret);
 		r.outcome = slot < 0 ? LRU_MISS_NOT_INSTALLED : LRU_UNSYNCED;
 	} else {
-		r.outcome = slot >= 0 ? LRU_HIT : LRU_MISS_INSTALLED;
-		last = slot >= 0 ? slot : lru_slots - 1;
+		r.outcome = LRU_MISS_ABSENT;
 	}
-	if (!st->sh.valid || !shadow_explains(&st->sh, bhs, ret, last)) {
+	/* the shadow read again from the LRU replaces a wrong change */
+	if (!shadow_matches(&st->sh, lru0, bhs)) {
 		lookup_unexplained(st, bhs, ret, &r);
 		return;
 	}
@@ -163,10 +169,37 @@ static __always_inline void lookup_done(const void *ret,
 		r.slot = slot;
 		r.dist = slot;
 	} else if (r.outcome == LRU_MISS_INSTALLED) {
-		lookup_installed(st, &r);
+		lookup_installed(st, victim, &r);
 	}
-	shadow_apply(&st->sh, ret, last);
 	lru_account(st, &r);
+}
+
+/* The one probe of a lookup: key is its (bdev, block, size), ret its bh. */
+static __always_inline void lookup_done(const void *ret,
+					const struct lru_key *key)
+{
+	struct buffer_head *const *bhs = lru_this_cpu();
+	struct lru_cpu_state *st = cpu_state_get();
+	__u64 lru0, victim = 0;
+	int slot = -1;
+
+	if (!bhs || !st)
+		return;
+	lru0 = (__u64)bhs[0];
+	if (st->sh.valid && ret && lru0 == (__u64)ret) {
+		/* a replay starts from the LRU before this lookup */
+		if (trace_events && !st->trace_synced)
+			trace_snapshot(st);
+		/* a hit, or an installed miss: the shadow changes alike */
+		slot = shadow_to_front(&st->sh, ret, &victim);
+		/* the common case, kept short: a hit the shadow explains */
+		if (slot >= 0 && !trace_events &&
+		    shadow_matches(&st->sh, lru0, bhs)) {
+			lru_count_hit(st, key->dev, slot);
+			return;
+		}
+	}
+	lookup_classify(st, bhs, lru0, ret, key, slot, victim);
 }
 
 /*
@@ -249,6 +282,39 @@ int prime_shadow(void *ctx)
 	return 0;
 }
 
+/* The device whose counters forget_device() drops: its dev_t + 1. */
+__u64 forget_owner;
+
+/*
+ * Run by user space on each CPU, like prime_shadow(), for a device that
+ * went away (bhscope serve): frees its bucket there. On that CPU, so that
+ * only its own probe, interrupted, can be counting, and only for a device
+ * still looked up.
+ */
+SEC("raw_tp")
+int forget_device(void *ctx)
+{
+	struct lru_cpu_state *st = cpu_state_get();
+	struct lru_dev_bucket *d;
+	__u64 *words;
+
+	if (!st || !forget_owner)
+		return 0;
+	for (int b = 0; b < BHSCOPE_LRU_DEV_BUCKETS; b++) {
+		d = &st->buckets[b];
+		if (d->owner != forget_owner)
+			continue;
+		/* a loop: memset() is too long for clang to inline */
+		words = (__u64 *)&d->s;
+		for (int i = 0; i < sizeof(d->s) / sizeof(*words); i++) {
+			barrier_var(words);
+			words[i] = 0;
+		}
+		d->owner = 0;
+	}
+	return 0;
+}
+
 /* Invalidations and installs: counters, where the functions are symbols. */
 static __always_inline int count_invalidate_all(void)
 {
@@ -320,12 +386,9 @@ int BPF_KPROBE(kprobe_install)
 SEC("tracepoint/block/block_touch_buffer")
 int tp_touch_buffer(struct trace_event_raw_block_buffer *ctx)
 {
-	__u32 dev = ctx->dev;
-	struct lru_dev_stats *s;
+	struct lru_cpu_state *st = cpu_state_get();
+	struct lru_dev_stats *s = st ? dev_counted(st, ctx->dev) : NULL;
 
-	if (target_dev && dev != target_dev)
-		return 0;
-	s = dev_stats_get(dev);
 	if (s)
 		s->hits++;
 	return 0;

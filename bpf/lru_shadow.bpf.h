@@ -26,11 +26,12 @@
 #include "lru_stats.h"
 
 /*
- * Slots from len on hold 0: shadow_read() clears them and a rotation only
- * moves them down, so a search stops at the first 0.
+ * Slots from len on hold 0: shadow_read() clears them and a change only
+ * moves entries down one, so a search stops at the first 0. The slot
+ * past BHSCOPE_LRU_SLOTS_MAX is always 0, so every search ends on one.
  */
 struct lru_shadow {
-	__u64 bh[BHSCOPE_LRU_SLOTS_MAX];	/* addresses, newest first */
+	__u64 bh[BHSCOPE_LRU_SLOTS_MAX + 1];	/* addresses, newest first */
 	__u32 len;				/* used slots */
 	__u32 valid;				/* 0: not read yet */
 };
@@ -52,56 +53,57 @@ static __always_inline int shadow_find(const struct lru_shadow *sh,
 }
 
 /*
- * Does the LRU hold the shadow with front moved (or put) at slot 0, and
- * slots 0..last-1 moved down one? last = i for a hit in slot i,
- * lru_slots - 1 for an install, -1 for no change (front unused).
- *
- * Slots 0 and 1 tell: a change the tracer did not see (a hit in slot
- * j > 0, an install, an invalidation) puts at slot 0 what the shadow does
- * not have there, and this lookup's own change then leaves it at slot 0
- * or pushes it to slot 1, unless both left the LRU as this change alone
- * would have. Comparing every slot costs 8 times as much, for sequences
- * of several unseen changes that leave slots 0 and 1 as they were.
+ * The lookup left front at slot 0: it was a hit in slot i (slots 0..i-1
+ * moved down one) or an installed miss (every slot moved down one, the
+ * last one fell off). Makes the same change here, in one pass that finds
+ * front's slot while it moves the entries in front of it: returns that
+ * slot, or -1 for an install, with the bh it pushed out of a full LRU in
+ * *victim (else 0).
  */
-static __always_inline bool shadow_explains(const struct lru_shadow *sh,
-					    struct buffer_head *const *bhs,
-					    const void *front, int last)
+static __always_inline int shadow_to_front(struct lru_shadow *sh,
+					   const void *front, __u64 *victim)
 {
-	__u64 want0, want1;
+	__u64 moving = (__u64)front, bh;
+	int slot = BHSCOPE_LRU_SLOTS_MAX;
 
-	if (last < 0) {
-		want0 = sh->bh[0];
-		want1 = sh->bh[1];
-	} else {
-		want0 = (__u64)front;
-		want1 = sh->bh[last == 0 ? 1 : 0];
+#pragma clang loop unroll(full)
+	for (int i = 0; i < BHSCOPE_LRU_SLOTS_MAX + 1; i++) {
+		bh = sh->bh[i];
+		sh->bh[i] = moving;
+		if (bh == (__u64)front || !bh) {
+			slot = i;
+			break;
+		}
+		moving = bh;
 	}
-	if ((__u64)bhs[0] != want0)
-		return false;
-	return lru_slots < 2 || (__u64)bhs[1] == want1;
+	if (bh)
+		return slot;
+	/* installed: what was the last slot is at lru_slots if it was full */
+	*victim = sh->bh[lru_slots];
+	if (*victim)
+		sh->bh[lru_slots] = 0;
+	else
+		sh->len++;
+	return -1;
 }
 
 /*
- * Applies the change shadow_explains() accepted: slots 0..last rotate
- * down one, front at slot 0 (for an install, the last slot falls off).
+ * Does the LRU (bhs, slot 0 read as lru0) hold the shadow, with the
+ * lookup's change applied? Slots
+ * 0 and 1 tell: a change the tracer did not see (a hit in slot j > 0, an
+ * install, an invalidation) puts at slot 0 what the shadow does not have
+ * there, and this lookup's own change then leaves it at slot 0 or pushes
+ * it to slot 1, unless both left the LRU as this change alone would
+ * have. Comparing every slot costs 8 times as much, for sequences of
+ * several unseen changes that leave slots 0 and 1 as they were.
  */
-static __always_inline void shadow_apply(struct lru_shadow *sh,
-					 const void *front, int last)
+static __always_inline bool shadow_matches(const struct lru_shadow *sh,
+					   __u64 lru0,
+					   struct buffer_head *const *bhs)
 {
-	__u64 moving = (__u64)front, next;
-
-#pragma clang loop unroll(full)
-	for (int i = 0; i < BHSCOPE_LRU_SLOTS_MAX; i++) {
-		/* last is below lru_slots; opaque, so the loop unrolls fully */
-		barrier_var(last);
-		if (i > last)
-			break;
-		next = sh->bh[i];
-		sh->bh[i] = moving;
-		moving = next;
-	}
-	if (last >= 0 && sh->len <= last)
-		sh->len++;
+	if (lru0 != sh->bh[0])
+		return false;
+	return lru_slots < 2 || (__u64)bhs[1] == sh->bh[1];
 }
 
 /* Reads the LRU into the shadow. */

@@ -18,14 +18,6 @@ const volatile __u32 whatif_depth = 0;
 /* Send every lookup to the ring buffer (--trace). */
 const volatile bool trace_events = false;
 
-/* Per-device counters: see struct lru_dev_bucket. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, BHSCOPE_LRU_DEV_BUCKETS);
-	__type(key, __u32);
-	__type(value, struct lru_dev_bucket);
-} dev_buckets SEC(".maps");
-
 /*
  * Devices whose bucket is taken. Not preallocated: a value is 2 KiB per
  * CPU, so memory follows the devices actually looked up, not
@@ -69,7 +61,16 @@ struct lru_cpu_state {
 	__u8 trace_gap;		/* trace records lost since the last sent */
 	__u8 pad[5];
 	struct lru_ghost ghost;
+	/* this CPU's per-device counters: see struct lru_dev_bucket */
+	struct lru_dev_bucket buckets[BHSCOPE_LRU_DEV_BUCKETS];
 };
+
+_Static_assert(sizeof(struct lru_cpu_state) <= 32768,
+	       "a per-CPU map value is at most 32 KiB (PCPU_MIN_UNIT_SIZE)");
+
+/* For user space, which reads the buckets out of each CPU's state. */
+const volatile __u32 cpu_buckets_at = __builtin_offsetof(struct lru_cpu_state,
+							 buckets);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -103,15 +104,14 @@ static __always_inline struct lru_cpu_counters *cpu_counters_get(void)
 }
 
 /* dev's counters on this CPU; NULL when no map has room for it. */
-static __always_inline struct lru_dev_stats *dev_stats_get(__u32 dev)
+static __always_inline struct lru_dev_stats *dev_stats_get(struct lru_cpu_state *st,
+							   __u32 dev)
 {
 	__u32 b = (dev * 0x9e3779b1U) >> (32 - BHSCOPE_LRU_DEV_BUCKET_BITS);
-	struct lru_dev_bucket *d = bpf_map_lookup_elem(&dev_buckets, &b);
+	struct lru_dev_bucket *d = &st->buckets[b];
 	struct lru_cpu_counters *c;
 	struct lru_dev_stats *s;
 
-	if (!d)
-		return NULL;
 	if (d->owner == dev + 1ULL)
 		return &d->s;
 	if (!d->owner) {
@@ -198,6 +198,28 @@ static __always_inline void trace_lookup(struct lru_cpu_state *st,
 	trace_sent(st);
 }
 
+/* dev's counters on this CPU, if dev is counted and there is room. */
+static __always_inline struct lru_dev_stats *dev_counted(struct lru_cpu_state *st,
+							 __u32 dev)
+{
+	if (target_dev && dev != target_dev)
+		return NULL;
+	return dev_stats_get(st, dev);
+}
+
+/* A hit in slot: the common case, so counted without the rest. */
+static __always_inline void lru_count_hit(struct lru_cpu_state *st,
+					 __u32 dev, int slot)
+{
+	struct lru_dev_stats *s = dev_counted(st, dev);
+
+	if (!s)
+		return;
+	s->lookups++;
+	s->hits++;
+	s->dist[slot]++;
+}
+
 /* Counts r for its device and, with --trace, sends it. */
 static __always_inline void lru_account(struct lru_cpu_state *st,
 					const struct lru_result *r)
@@ -206,9 +228,7 @@ static __always_inline void lru_account(struct lru_cpu_state *st,
 
 	if (trace_events)
 		trace_lookup(st, r);
-	if (target_dev && r->key.dev != target_dev)
-		return;
-	s = dev_stats_get(r->key.dev);
+	s = dev_counted(st, r->key.dev);
 	if (!s)
 		return;
 	lru_stats_count(s, r->outcome);

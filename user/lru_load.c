@@ -64,6 +64,7 @@ static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size)
 				 o->trace ? o->trace_bytes : (uint32_t)getpagesize());
 	bpf_object__for_each_program(p, skel->obj)
 		bpf_program__set_autoload(p, false);
+	bpf_program__set_autoload(skel->progs.forget_device, true);
 	return skel;
 }
 
@@ -274,12 +275,12 @@ static void lookup_progs(struct lru_bpf *skel, bool fentry,
  * Shows each CPU's LRU to the probe before its first lookup there. Best
  * effort: where it fails, that CPU's first lookup counts as unsynced.
  */
-static void prime_shadows(struct lru_session *s)
+/* Runs prog (raw_tp) on each CPU, in an IPI. */
+static void run_on_each_cpu(struct lru_session *s, struct bpf_program *prog)
 {
-	int fd = bpf_program__fd(s->skel->progs.prime_shadow);
-	int cpu, ncpus = libbpf_num_possible_cpus();
+	int fd = bpf_program__fd(prog);
 
-	for (cpu = 0; fd >= 0 && cpu < ncpus; cpu++) {
+	for (int cpu = 0; fd >= 0 && cpu < s->nr_cpus; cpu++) {
 		LIBBPF_OPTS(bpf_test_run_opts, opts,
 			    .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu);
 
@@ -352,7 +353,7 @@ retry:
 		drop_skel(s);
 		return err;
 	}
-	prime_shadows(s);
+	run_on_each_cpu(s, s->skel->progs.prime_shadow);
 	snprintf(s->hook, sizeof(s->hook), "%s:%s", fentry ? "fentry" : "kprobe",
 		 t->func);
 	lru_figures_lookups(s, o, fentry, t->func);
@@ -502,39 +503,52 @@ int lru_events_fd(const struct lru_session *s)
 	return bpf_map__fd(s->skel->maps.events);
 }
 
-/*
- * Calls fn with each bucket of struct lru_dev_bucket, as every CPU holds
- * it (nr_cpus values), until fn fails.
- */
-static int for_each_bucket(struct lru_session *s,
-			   int (*fn)(struct lru_session *s, __u32 b,
-				     struct lru_dev_bucket *percpu, void *arg),
-			   void *arg)
+/* Bucket b of cpu, in a copy of every CPU's struct lru_cpu_state. */
+static struct lru_dev_bucket *cpu_bucket(const struct lru_session *s,
+					 void *states, int cpu, unsigned int b)
 {
-	int fd = bpf_map__fd(s->skel->maps.dev_buckets);
-	struct lru_dev_bucket *percpu;
-	int err = 0;
+	size_t size = (bpf_map__value_size(s->skel->maps.cpu_state) + 7) & ~7UL;
+	char *state = (char *)states + size * cpu;
 
-	percpu = calloc(s->nr_cpus, sizeof(*percpu));
-	if (!percpu)
-		return -ENOMEM;
-	for (__u32 b = 0; b < BHSCOPE_LRU_DEV_BUCKETS && !err; b++)
-		err = bpf_map_lookup_elem(fd, &b, percpu) ? -errno :
-							    fn(s, b, percpu, arg);
-	free(percpu);
-	return err;
+	return (struct lru_dev_bucket *)(state + s->skel->rodata->cpu_buckets_at) + b;
 }
 
-static int read_bucket(struct lru_session *s, __u32 b,
-		       struct lru_dev_bucket *percpu, void *snap)
+/*
+ * Copies every CPU's state (the per-CPU array's values are 8-byte
+ * aligned), for its buckets. NULL, with errno, on failure.
+ */
+static void *read_cpu_states(const struct lru_session *s)
 {
+	size_t size = (bpf_map__value_size(s->skel->maps.cpu_state) + 7) & ~7UL;
+	void *states = calloc(s->nr_cpus, size);
+	__u32 zero = 0;
+
+	if (states && bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.cpu_state),
+					  &zero, states)) {
+		free(states);
+		return NULL;
+	}
+	return states;
+}
+
+/* Adds every CPU's buckets. */
+static int read_buckets(const struct lru_session *s, struct lru_snapshot *snap)
+{
+	void *states = read_cpu_states(s);
+	struct lru_dev_bucket *d;
 	int err = 0;
 
-	(void)b;
-	for (int c = 0; c < s->nr_cpus && !err; c++)
-		if (percpu[c].owner)
-			err = lru_snapshot_add_cpu(snap, percpu[c].owner - 1,
-						   c, &percpu[c].s);
+	if (!states)
+		return -errno;
+	for (int c = 0; c < s->nr_cpus && !err; c++) {
+		for (unsigned int b = 0; b < BHSCOPE_LRU_DEV_BUCKETS && !err; b++) {
+			d = cpu_bucket(s, states, c, b);
+			if (d->owner)
+				err = lru_snapshot_add_cpu(snap, d->owner - 1,
+							   c, &d->s);
+		}
+	}
+	free(states);
 	return err;
 }
 
@@ -554,7 +568,7 @@ int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
 		err = -ENOMEM;
 		goto out;
 	}
-	err = for_each_bucket(s, read_bucket, snap);
+	err = read_buckets(s, snap);
 	while (!err && !bpf_map_get_next_key(stats_fd, prev, &next)) {
 		key = next;
 		prev = &key;
@@ -570,26 +584,42 @@ out:
 	return err;
 }
 
-struct forget {
-	bool (*exists)(uint32_t kdev);
-};
-
-/* Zeroes the CPUs' values of a bucket that hold devices gone. */
-static int forget_bucket(struct lru_session *s, __u32 b,
-			 struct lru_dev_bucket *percpu, void *arg)
+static bool has_owner(const __u64 *owners, int n, __u64 owner)
 {
-	const struct forget *f = arg;
-	int fd = bpf_map__fd(s->skel->maps.dev_buckets);
-	bool changed = false;
+	for (int i = 0; i < n; i++)
+		if (owners[i] == owner)
+			return true;
+	return false;
+}
 
+/* Frees, on every CPU, the buckets of the devices gone. */
+static int forget_buckets(struct lru_session *s, bool (*exists)(uint32_t kdev))
+{
+	void *states = read_cpu_states(s);
+	int nr_gone = 0, max = s->nr_cpus * BHSCOPE_LRU_DEV_BUCKETS;
+	__u64 *gone = calloc(max, sizeof(*gone));
+	struct lru_dev_bucket *d;
+
+	if (!states || !gone) {
+		free(states);
+		free(gone);
+		return -ENOMEM;
+	}
 	for (int c = 0; c < s->nr_cpus; c++) {
-		if (percpu[c].owner && !f->exists(percpu[c].owner - 1)) {
-			memset(&percpu[c], 0, sizeof(percpu[c]));
-			changed = true;
+		for (unsigned int b = 0; b < BHSCOPE_LRU_DEV_BUCKETS; b++) {
+			d = cpu_bucket(s, states, c, b);
+			if (d->owner && !exists(d->owner - 1) &&
+			    !has_owner(gone, nr_gone, d->owner))
+				gone[nr_gone++] = d->owner;
 		}
 	}
-	if (changed && bpf_map_update_elem(fd, &b, percpu, BPF_EXIST))
-		return -errno;
+	for (int i = 0; i < nr_gone; i++) {
+		s->skel->bss->forget_owner = gone[i];
+		run_on_each_cpu(s, s->skel->progs.forget_device);
+	}
+	s->skel->bss->forget_owner = 0;
+	free(states);
+	free(gone);
 	return 0;
 }
 
@@ -597,7 +627,6 @@ int lru_forget_devices(struct lru_session *s, bool (*exists)(uint32_t kdev))
 {
 	int fd = bpf_map__fd(s->skel->maps.dev_stats);
 	__u32 key, next, *prev = NULL, drop[BHSCOPE_MAX_DEVS];
-	struct forget f = { exists };
 	int nr_drop = 0;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
@@ -608,5 +637,5 @@ int lru_forget_devices(struct lru_session *s, bool (*exists)(uint32_t kdev))
 	}
 	for (int i = 0; i < nr_drop; i++)
 		bpf_map_delete_elem(fd, &drop[i]);
-	return for_each_bucket(s, forget_bucket, &f);
+	return forget_buckets(s, exists);
 }

@@ -114,9 +114,7 @@ int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap);
 
 /*
  * Drops the counters of every device for which exists(kdev) is false, so
- * they are not reported again (bhscope serve, for devices that went away). A
- * bucket is rewritten for all CPUs at once: a lookup another CPU counts
- * in it meanwhile, for another device, can be lost.
+ * they are not reported again (bhscope serve, for devices that went away).
  */
 int lru_forget_devices(struct lru_session *s, bool (*exists)(uint32_t kdev));
 

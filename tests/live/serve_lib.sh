@@ -68,14 +68,32 @@ kdev_of() {
 	echo $(((${mm%:*} << 20) | ${mm#*:}))
 }
 
-# map_keys PID MAP: the keys of a BPF map a process holds, one a line.
-map_keys() {
+# map_dump PID MAP: bpftool's JSON dump of each BPF map named MAP that a
+# process holds, one document a line.
+map_dump() {
 	local id
 	grep -h '^map_id:' /proc/"$1"/fdinfo/* 2> /dev/null | awk '{ print $2 }' |
 		sort -un | while read -r id; do
 		[[ $(bpftool map show id "$id" -j | jq -r .name) == "$2" ]] || continue
-		bpftool map dump id "$id" -j | jq -r '.[] | .formatted.key // .key'
+		bpftool map dump id "$id" -j | jq -c .
 	done
+}
+
+# map_keys PID MAP: the keys of a BPF map a process holds, one a line.
+map_keys() {
+	map_dump "$1" "$2" | jq -r '.[] | .formatted.key // .key'
+}
+
+# lru_devices PID: the kernel dev_t of each device the LRU tracer holds
+# counters of: in a bucket of some CPU's state, or in its dev_stats map
+# (whose values, unlike jbd2's map of that name, have a dist array).
+lru_devices() {
+	{
+		map_dump "$1" cpu_state | jq -r '.[].formatted.values[].value.buckets[].owner |
+			select(. != 0) | . - 1'
+		map_dump "$1" dev_stats | jq -r '.[] |
+			select(.formatted.values[0].value.dist != null) | .formatted.key'
+	} | sort -un
 }
 
 # require_prometheus: skips the test without Debian's prometheus package.

@@ -44,17 +44,30 @@ on_exit "umount '$second_mnt' 2>/dev/null"
 scrape > "$m"
 check new_mount_exported_at_the_next_scrape \
 	grep -q "^bhscope_jbd2_transactions_total{device=\"$second\"} " "$m"
-touch "$second_mnt/x" && sync
+for ((i = 0; i < 64; i++)); do : > "$second_mnt/x$i"; done
+sync
 second_kdev=$(kdev_of "$second")
 in_map() { map_keys "$SERVE_PID" dev_stats | grep -qx "$1"; }
 not_in_map() { ! in_map "$1"; }
 check new_device_in_the_map in_map "$second_kdev"
+lru_up=$(scrape | grep -c '^bhscope_source_up{source="lru"} 1' || true)
+lru_counts() { lru_devices "$SERVE_PID" | grep -qx "$1"; }
+no_lru_counts() { ! lru_counts "$1"; }
+if ((lru_up)); then
+	check new_device_has_lru_counters lru_counts "$second_kdev"
+fi
 umount "$second_mnt"
 losetup -d "$second_dev"	# common.sh's own detach will find it done
 scrape > "$m"
 check unmounted_device_not_exported bash -c "! grep -q 'device=\"$second\"' '$m'"
 sleep 0.7	# an interval: gone devices are pruned from the maps
 check unmounted_device_pruned_from_the_map not_in_map "$second_kdev"
+if ((lru_up)); then
+	check unmounted_device_loses_its_lru_counters no_lru_counts "$second_kdev"
+	check first_device_keeps_its_lru_counters lru_counts "$(kdev_of "$first")"
+else
+	echo "SKIP: $TEST_NAME/lru_counters: no LRU source in this build or kernel"
+fi
 check first_device_still_exported grep -q "device=\"$first\"" "$m"
 
 check textfile_in_first_dir test -s "$tmp/a/bhscope.prom"
