@@ -27,8 +27,10 @@
 
 /*
  * Slots from len on hold 0: shadow_read() clears them and a change only
- * moves entries down one, so a search stops at the first 0. The slot
- * past BHSCOPE_LRU_SLOTS_MAX is always 0, so every search ends on one.
+ * moves entries down one, so a search stops at the first 0. Slot
+ * lru_slots, past the LRU's last, is always 0 (an install into a full
+ * LRU moves the last entry there, and shadow_to_front() takes it out);
+ * bh[] has one more slot than the largest LRU, so it always exists.
  */
 struct lru_shadow {
 	__u64 bh[BHSCOPE_LRU_SLOTS_MAX + 1];	/* addresses, newest first */
@@ -77,8 +79,9 @@ static __always_inline int shadow_to_front(struct lru_shadow *sh,
 		moving = bh;
 	}
 	if (bh)
-		return slot;
-	/* installed: what was the last slot is at lru_slots if it was full */
+		return slot;	/* stopped at front: a hit */
+	/* stopped at the first 0: installed; a full LRU's last entry fell
+	 * to slot lru_slots */
 	*victim = sh->bh[lru_slots];
 	if (*victim)
 		sh->bh[lru_slots] = 0;
@@ -88,9 +91,8 @@ static __always_inline int shadow_to_front(struct lru_shadow *sh,
 }
 
 /*
- * Does the LRU (bhs, slot 0 read as lru0) hold the shadow, with the
- * lookup's change applied? Slots
- * 0 and 1 tell: a change the tracer did not see (a hit in slot j > 0, an
+ * Does the LRU (bhs, its slot 0 read as lru0) hold the shadow, with the
+ * lookup's change applied? Slots 0 and 1 tell: a change the tracer did not see (a hit in slot j > 0, an
  * install, an invalidation) puts at slot 0 what the shadow does not have
  * there, and this lookup's own change then leaves it at slot 0 or pushes
  * it to slot 1, unless both left the LRU as this change alone would
