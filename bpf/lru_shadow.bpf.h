@@ -92,12 +92,13 @@ static __always_inline int shadow_to_front(struct lru_shadow *sh,
 
 /*
  * Does the LRU (bhs, its slot 0 read as lru0) hold the shadow, with the
- * lookup's change applied? Slots 0 and 1 tell: a change the tracer did not see (a hit in slot j > 0, an
- * install, an invalidation) puts at slot 0 what the shadow does not have
- * there, and this lookup's own change then leaves it at slot 0 or pushes
- * it to slot 1, unless both left the LRU as this change alone would
- * have. Comparing every slot costs 8 times as much, for sequences of
- * several unseen changes that leave slots 0 and 1 as they were.
+ * lookup's change applied? Slots 0 and 1 tell: a change the tracer did
+ * not see (a hit in slot j > 0, an install, an invalidation) puts at
+ * slot 0 what the shadow does not have there, and this lookup's own
+ * change then leaves it at slot 0 or pushes it to slot 1, unless both
+ * left the LRU as this change alone would have. Comparing every slot
+ * costs 8 times as much, for sequences of several unseen changes that
+ * leave slots 0 and 1 as they were.
  */
 static __always_inline bool shadow_matches(const struct lru_shadow *sh,
 					   __u64 lru0,

@@ -215,8 +215,7 @@ static __always_inline void lru_count_hit(struct lru_cpu_state *st,
 
 	if (!s)
 		return;
-	s->lookups++;
-	s->hits++;
+	lru_stats_count(s, LRU_HIT);
 	s->dist[slot]++;
 }
 
