@@ -271,11 +271,7 @@ static void lookup_progs(struct lru_bpf *skel, bool fentry,
 			    skel->progs.fexit_lookup;
 }
 
-/*
- * Shows each CPU's LRU to the probe before its first lookup there. Best
- * effort: where it fails, that CPU's first lookup counts as unsynced.
- */
-/* Runs prog (raw_tp) on each CPU, in an IPI. */
+/* Runs prog (raw_tp) on each CPU, in an IPI; an offline CPU is skipped. */
 static void run_on_each_cpu(struct lru_session *s, struct bpf_program *prog)
 {
 	int fd = bpf_program__fd(prog);
@@ -353,6 +349,10 @@ retry:
 		drop_skel(s);
 		return err;
 	}
+	/*
+	 * Shows each CPU's LRU to the probe before its first lookup there.
+	 * Best effort: where it fails, that CPU's first lookup is unsynced.
+	 */
 	run_on_each_cpu(s, s->skel->progs.prime_shadow);
 	snprintf(s->hook, sizeof(s->hook), "%s:%s", fentry ? "fentry" : "kprobe",
 		 t->func);
@@ -503,24 +503,25 @@ int lru_events_fd(const struct lru_session *s)
 	return bpf_map__fd(s->skel->maps.events);
 }
 
+/* One CPU's value in a per-CPU map's copy: values are 8-byte aligned. */
+static size_t cpu_state_stride(const struct lru_session *s)
+{
+	return (bpf_map__value_size(s->skel->maps.cpu_state) + 7) & ~(size_t)7;
+}
+
 /* Bucket b of cpu, in a copy of every CPU's struct lru_cpu_state. */
 static struct lru_dev_bucket *cpu_bucket(const struct lru_session *s,
 					 void *states, int cpu, unsigned int b)
 {
-	size_t size = (bpf_map__value_size(s->skel->maps.cpu_state) + 7) & ~7UL;
-	char *state = (char *)states + size * cpu;
+	char *state = (char *)states + cpu_state_stride(s) * cpu;
 
 	return (struct lru_dev_bucket *)(state + s->skel->rodata->cpu_buckets_at) + b;
 }
 
-/*
- * Copies every CPU's state (the per-CPU array's values are 8-byte
- * aligned), for its buckets. NULL, with errno, on failure.
- */
+/* Copies every CPU's state, for its buckets. NULL, with errno, on failure. */
 static void *read_cpu_states(const struct lru_session *s)
 {
-	size_t size = (bpf_map__value_size(s->skel->maps.cpu_state) + 7) & ~7UL;
-	void *states = calloc(s->nr_cpus, size);
+	void *states = calloc(s->nr_cpus, cpu_state_stride(s));
 	__u32 zero = 0;
 
 	if (states && bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.cpu_state),
@@ -595,14 +596,17 @@ static bool has_owner(const __u64 *owners, int n, __u64 owner)
 /* Frees, on every CPU, the buckets of the devices gone. */
 static int forget_buckets(struct lru_session *s, bool (*exists)(uint32_t kdev))
 {
-	void *states = read_cpu_states(s);
 	int nr_gone = 0, max = s->nr_cpus * BHSCOPE_LRU_DEV_BUCKETS;
-	__u64 *gone = calloc(max, sizeof(*gone));
 	struct lru_dev_bucket *d;
+	void *states;
+	__u64 *gone;
 
-	if (!states || !gone) {
+	states = read_cpu_states(s);
+	if (!states)
+		return -errno;
+	gone = calloc(max, sizeof(*gone));
+	if (!gone) {
 		free(states);
-		free(gone);
 		return -ENOMEM;
 	}
 	for (int c = 0; c < s->nr_cpus; c++) {
@@ -613,12 +617,12 @@ static int forget_buckets(struct lru_session *s, bool (*exists)(uint32_t kdev))
 				gone[nr_gone++] = d->owner;
 		}
 	}
+	free(states);
 	for (int i = 0; i < nr_gone; i++) {
 		s->skel->bss->forget_owner = gone[i];
 		run_on_each_cpu(s, s->skel->progs.forget_device);
 	}
 	s->skel->bss->forget_owner = 0;
-	free(states);
 	free(gone);
 	return 0;
 }
