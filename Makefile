@@ -24,10 +24,10 @@ VMLINUX_H	:= vmlinux/$(ARCH)/vmlinux.h
 VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
 
 CFLAGS		?= -O2 -g
-CFLAGS		+= -std=gnu11 -Wall -Wextra -Werror -Iinclude -I$(OUTPUT) \
+CFLAGS		+= -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(OUTPUT) \
 		   -D_GNU_SOURCE -DBHSCOPE_VERSION=\"$(VERSION)\"
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
-		   -Iinclude -Ivmlinux/$(ARCH)
+		   -Iinclude -Ibpf -Ivmlinux/$(ARCH)
 LDLIBS_BPF	:= -lbpf -lelf -lz
 LDLIBS		:= $(LDLIBS_BPF) -ljson-c -lmicrohttpd -lm -lpthread
 
@@ -42,13 +42,30 @@ endif
 BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
 BPF_OBJS	:= $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS		:= $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
-USER_SRCS	:= $(wildcard user/*.c)
-USER_OBJS	:= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
-LIB_OBJS	:= $(filter-out $(OUTPUT)/user/main.o,$(USER_OBJS))
+# user/*_cmd.c and main.c are the commands; user/<domain>/ the library.
+CMD_SRCS	:= $(wildcard user/*.c)
+LIB_SRCS	:= $(wildcard user/*/*.c)
+CMD_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(CMD_SRCS))
+LIB_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+# The modules that load BPF or serve HTTP; the rest (pure code over plain
+# data) is libbhscope-core.a, which the unit tests link alone.
+KERNEL_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard user/jbd2/jbd2_load.c \
+		   user/lru/lru_attach.c user/lru/lru_maps.c user/lru/lru_kernel_btf.c user/lru/lru_recorder.c \
+		   user/lru/lru_selfcost.c user/lib/libbpf_log.c \
+		   user/record/record_host.c user/record/record_lru.c \
+		   user/record/record_run.c user/record/record_trace.c \
+		   user/serve/serve_health.c user/serve/serve_http.c \
+		   user/serve/serve_jbd2.c user/serve/serve_lru.c \
+		   user/serve/serve_render.c user/serve/serve_sources.c))
+CORE_OBJS	:= $(filter-out $(KERNEL_OBJS),$(LIB_OBJS))
+CORE_LIB	:= $(OUTPUT)/libbhscope-core.a
 BENCH_SRCS	:= $(wildcard tools/bhbench/*.c)
-BENCH_OBJS	:= $(patsubst tools/bhbench/%.c,$(OUTPUT)/tools/bhbench/%.o,$(BENCH_SRCS))
+BENCH_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(BENCH_SRCS))
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+# Every object records the headers it included (-MMD -MP): a header change
+# rebuilds exactly its users.
+DEPFLAGS	= -MMD -MP -MF $(@:.o=.d)
 
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -56,38 +73,53 @@ UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 
 all: $(OUTPUT)/bhscope $(OUTPUT)/bhbench
 
-$(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tools/bhbench $(OUTPUT)/tests:
-	$(Q)mkdir -p $@
-
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h include/*.h) $(VMLINUX_H) | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $@.d -c $< -o $@
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUTPUT)/user/%.o: user/%.c $(wildcard user/*.h include/*.h) $(SKELS) | $(OUTPUT)/user
+# The skeletons exist before any C file is compiled (a first build has no
+# dependency files yet to say which file includes which).
+$(OUTPUT)/user/%.o: user/%.c | $(SKELS)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(OUTPUT)/bhscope: $(USER_OBJS)
+$(CORE_LIB): $(CORE_OBJS) Makefile
+	$(call msg,AR,$@)
+	$(Q)rm -f $@
+	$(Q)$(AR) rcs $@ $(CORE_OBJS)
+
+# Proof that the core needs neither libbpf nor libmicrohttpd: every object
+# in it links with the C library and json-c alone.
+$(OUTPUT)/core-links-alone: $(CORE_LIB)
+	$(call msg,CHECK,$@)
+	$(Q)echo 'int main(void) { return 0; }' | $(CC) -x c - -x none -Wl,--whole-archive \
+		$(CORE_LIB) -Wl,--no-whole-archive -ljson-c -lm -lpthread -o $@
+
+$(OUTPUT)/bhscope: $(CMD_OBJS) $(KERNEL_OBJS) $(CORE_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/tools/bhbench/%.o: tools/bhbench/%.c $(wildcard tools/bhbench/*.h) | $(OUTPUT)/tools/bhbench
+$(OUTPUT)/tools/bhbench/%.o: tools/bhbench/%.c
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(OUTPUT)/bhbench: $(BENCH_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -ljson-c -lpthread -lm -o $@
 
-$(OUTPUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/%: tests/unit/%.c $(CORE_LIB)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iuser $< $(LIB_OBJS) -lcmocka $(LDLIBS) -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(CORE_LIB) -lcmocka -ljson-c -lm -lpthread -o $@
 
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) $(OUTPUT)/core-links-alone
 
 # vmlinux.h for CO-RE, from a named BTF file (default: the running kernel).
 vmlinux:
@@ -121,3 +153,5 @@ clean:
 	$(Q)rm -rf $(OUTPUT)
 
 -include tools/vm/vm.mk
+
+-include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)

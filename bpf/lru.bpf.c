@@ -34,9 +34,9 @@
 #include <bpf/bpf_tracing.h>
 #include "lru_bhtune.h"
 #include "lru_stats.h"
-#include "lru_ghost.bpf.h"
-#include "lru_scan.bpf.h"
-#include "lru_state.bpf.h"
+#include "lru/lru_ghost.bpf.h"
+#include "lru/lru_scan.bpf.h"
+#include "lru/lru_state.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

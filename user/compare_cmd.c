@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "chart_svg.h"
+#include "analyse/chart_svg.h"
 #include "commands.h"
-#include "compare_model.h"
-#include "compare_print.h"
+#include "analyse/compare_model.h"
+#include "analyse/compare_print.h"
 
 enum { OPT_CSV = 0x100, OPT_MARKDOWN, OPT_CHART };
 

@@ -9,15 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "lib/cli.h"
 #include "commands.h"
-#include "env.h"
-#include "hz.h"
+#include "lib/env.h"
+#include "lib/hz.h"
 #include "jbd2.skel.h"
-#include "jbd2_load.h"
-#include "jbd2_report.h"
-#include "jbd2_snapshot.h"
-#include "ticker.h"
+#include "jbd2/jbd2_load.h"
+#include "jbd2/jbd2_report.h"
+#include "jbd2/jbd2_snapshot.h"
+#include "lib/ticker.h"
 
 static const char jbd2_doc[] =
 	"Live jbd2 commit batching per journal device: transactions and commits "

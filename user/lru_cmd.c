@@ -9,15 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "lib/cli.h"
 #include "commands.h"
-#include "env.h"
-#include "lru_load.h"
-#include "lru_probes.h"
-#include "lru_recorder.h"
-#include "lru_report.h"
-#include "lru_selfcost.h"
-#include "ticker.h"
+#include "lib/env.h"
+#include "lru/lru_load.h"
+#include "lru/lru_probes.h"
+#include "lru/lru_recorder.h"
+#include "lru/lru_report.h"
+#include "lru/lru_selfcost.h"
+#include "lib/ticker.h"
 
 enum {
 	OPT_TRACE = 0x100,
@@ -142,18 +142,18 @@ static const struct argp lru_argp = {
 	.children = lru_children,
 };
 
-static int print_probes(const struct lru_opts *o, struct lru_session *s,
+static int print_probes(const struct lru_opts *o, const struct lru_hooks *h,
 			bool loaded)
 {
 	struct json_object *j;
 
 	if (o->common.json) {
-		j = lru_probes_json(s, loaded);
+		j = lru_probes_json(h, loaded);
 		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
 							 JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(j);
 	} else {
-		lru_probes_print(stdout, s, loaded);
+		lru_probes_print(stdout, h, loaded);
 	}
 	return 0;
 }
@@ -161,13 +161,13 @@ static int print_probes(const struct lru_opts *o, struct lru_session *s,
 static void say_what_is_missing(const struct lru_opts *o,
 				const struct lru_session *s)
 {
-	if (s->mode == LRU_MODE_TRACEPOINT)
+	if (s->hooks.mode == LRU_MODE_TRACEPOINT)
 		fprintf(stderr,
 			"bhscope: counting LRU hits only (block:block_touch_buffer); lookups, misses, hit slots and the what-if curve need fentry or kprobes on the lookup: fentry: %s; kprobe: %s\n",
-			s->tried[LRU_MODE_FENTRY], s->tried[LRU_MODE_KPROBE]);
+			s->hooks.tried[LRU_MODE_FENTRY], s->hooks.tried[LRU_MODE_KPROBE]);
 	/* On stderr even with -j: scripts wait for it to start a workload. */
 	fprintf(stderr, "Tracing the buffer-head LRU (%s)%s%s... Ctrl-C to end.\n",
-		s->hook, o->common.dev_arg ? " on " : "",
+		s->hooks.hook, o->common.dev_arg ? " on " : "",
 		o->common.dev_arg ? o->common.dev_arg : "");
 }
 
@@ -205,8 +205,8 @@ static int trace_loop(const struct lru_opts *o, struct lru_session *s,
 	struct lru_report_ctx ctx = {
 		.per_cpu = o->common.per_cpu,
 		.timestamps = o->common.timestamps,
-		.whatif = lru_session_has_lookups(s) ? o->whatif : 0,
-		.session = s,
+		.whatif = lru_hooks_classify(&s->hooks) ? o->whatif : 0,
+		.hooks = &s->hooks,
 	};
 	int err = 0;
 
@@ -288,7 +288,7 @@ int cmd_lru(int argc, char **argv)
 	};
 	err = lru_load(&s, &lo);
 	if (o.probes) {
-		print_probes(&o, &s, !err);
+		print_probes(&o, &s.hooks, !err);
 		lru_unload(&s);
 		lru_selfcost_disable(&cost);
 		return 0;
@@ -298,7 +298,7 @@ int cmd_lru(int argc, char **argv)
 	if (o.trace) {
 		err = lru_recorder_start(&rec, lru_events_fd(&s), o.trace,
 					 lru_session_lru_size(&s), s.nr_cpus,
-					 s.hook);
+					 s.hooks.hook);
 		if (err) {
 			fprintf(stderr, "bhscope: cannot record to %s: %s\n",
 				o.trace, strerror(-err));

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "commands.h"
-#include "record_run.h"
-#include "ticker.h"
+#include "record/record_run.h"
+#include "lib/ticker.h"
 
 #define MAX_REPEATS	1000
 #define MAX_BENCH_ARGS	128

@@ -15,12 +15,12 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "env.h"
-#include "hz.h"
-#include "serve.h"
-#include "serve_devices.h"
-#include "serve_http.h"
-#include "serve_textfile.h"
+#include "lib/env.h"
+#include "lib/hz.h"
+#include "serve/serve.h"
+#include "serve/serve_devices.h"
+#include "serve/serve_http.h"
+#include "serve/serve_textfile.h"
 
 static const char serve_doc[] =
 	"Export bhscope's figures to Prometheus: attaches once, keeps cumulative "

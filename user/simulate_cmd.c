@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "lib/cli.h"
 #include "commands.h"
-#include "lru_curve.h"
-#include "lru_report.h"
-#include "lru_trace.h"
-#include "lrusim.h"
+#include "lru/lru_curve.h"
+#include "lru/lru_report.h"
+#include "lru/lru_trace.h"
+#include "lru/lrusim.h"
 
 #define SIMULATE_JSON_SCHEMA "bhscope.simulate/1"
 

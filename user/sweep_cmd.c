@@ -13,13 +13,14 @@
 #include <sys/stat.h>
 
 #include "commands.h"
-#include "record_exec.h"
-#include "record_read.h"
-#include "record_run.h"
-#include "sweep_matrix.h"
-#include "sweep_table.h"
-#include "sweep_tune.h"
-#include "ticker.h"
+#include "record/record_exec.h"
+#include "record/record_read.h"
+#include "record/record_run.h"
+#include "record/record_workload.h"
+#include "record/sweep_matrix.h"
+#include "analyse/sweep_table.h"
+#include "record/sweep_tune.h"
+#include "lib/ticker.h"
 
 #define MAX_CELLS	1024
 

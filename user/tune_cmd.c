@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "lru_kernel.h"
-#include "tunables.h"
+#include "lru/lru_kernel.h"
+#include "lib/tunables.h"
 
 static const char tune_doc[] =
 	"Show or set the tunables: the buffer-head LRU size (lru_size, needs "

@@ -8,8 +8,8 @@
 #include <cmocka.h>
 
 #include "bhscope.h"
-#include "cli.h"
-#include "devname.h"
+#include "lib/cli.h"
+#include "lib/devname.h"
 
 static const struct argp_child children[] = {
 	{ &cli_common_argp, 0, NULL, 0 },

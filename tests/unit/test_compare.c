@@ -9,9 +9,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "chart_svg.h"
-#include "compare_model.h"
-#include "compare_print.h"
+#include "analyse/chart_svg.h"
+#include "analyse/compare_model.h"
+#include "analyse/compare_print.h"
 
 /* A record of sync runs with the given files/s (ok unless negative). */
 static struct json_object *sync_record(const char *kernel, int tasks,

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "bhscope.h"
-#include "hist.h"
+#include "lib/hist.h"
 
 static void slot_bounds_cover_powers_of_two(void **state)
 {

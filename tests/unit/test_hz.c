@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hz.h"
+#include "lib/hz.h"
 
 static int hz_of_text(const char *text)
 {

@@ -8,8 +8,8 @@
 #include <cmocka.h>
 
 #include "bhscope.h"
-#include "jbd2_report.h"
-#include "jbd2_snapshot.h"
+#include "jbd2/jbd2_report.h"
+#include "jbd2/jbd2_snapshot.h"
 
 #define NR_CPUS 3
 

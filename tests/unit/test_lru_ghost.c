@@ -30,8 +30,8 @@ static long bpf_loop(__u32 nr, long (*fn)(__u64, void *), void *ctx,
 	return nr;
 }
 
-#include "../../bpf/lru_ghost.bpf.h"
-#include "lrusim.h"
+#include "../../bpf/lru/lru_ghost.bpf.h"
+#include "lru/lrusim.h"
 
 static struct lru_key key(__u64 block)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lru_kernel.h"
+#include "lru/lru_kernel.h"
 
 static FILE *stream(const char *text)
 {

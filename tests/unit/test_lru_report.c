@@ -10,9 +10,9 @@
 #include <cmocka.h>
 
 #include "bhscope.h"
-#include "lru_curve.h"
-#include "lru_report.h"
-#include "lru_snapshot.h"
+#include "lru/lru_curve.h"
+#include "lru/lru_report.h"
+#include "lru/lru_snapshot.h"
 
 #define NR_CPUS 2
 #define RAM0 BHSCOPE_KDEV(1, 0)
@@ -109,10 +109,9 @@ static void curve_is_cumulative_distance_over_classified_lookups(void **state)
 	assert_int_equal(lru_classified(&s), 10);
 }
 
-static struct lru_session session_in(enum lru_mode mode)
+static struct lru_hooks hooks_in(enum lru_mode mode)
 {
-	struct lru_session s = { .mode = mode, .nr_cpus = NR_CPUS,
-				 .lru_size = 16 };
+	struct lru_hooks s = { .mode = mode, .lru_size = 16 };
 
 	for (int f = 0; f < LRU_NR_FIGURES; f++) {
 		s.fig[f].available = mode != LRU_MODE_TRACEPOINT ||
@@ -123,12 +122,12 @@ static struct lru_session session_in(enum lru_mode mode)
 	return s;
 }
 
-static struct json_object *report_json(const struct lru_session *sess,
+static struct json_object *report_json(const struct lru_hooks *sess,
 				       int whatif)
 {
 	struct lru_snapshot d = { .nr_cpus = NR_CPUS };
 	struct lru_report_ctx ctx = { .elapsed_s = 2, .whatif = whatif,
-				      .lru_size = 16, .session = sess,
+				      .lru_size = 16, .hooks = sess,
 				      .per_cpu = true };
 	struct json_object *o;
 
@@ -152,7 +151,7 @@ static struct json_object *get(struct json_object *o, const char *path)
 
 static void tracepoint_mode_reports_null_not_zero(void **state)
 {
-	struct lru_session sess = session_in(LRU_MODE_TRACEPOINT);
+	struct lru_hooks sess = hooks_in(LRU_MODE_TRACEPOINT);
 	struct json_object *o = report_json(&sess, 64);
 
 	(void)state;
@@ -173,7 +172,7 @@ static void tracepoint_mode_reports_null_not_zero(void **state)
 
 static void lookup_mode_reports_slots_and_curve(void **state)
 {
-	struct lru_session sess = session_in(LRU_MODE_FENTRY);
+	struct lru_hooks sess = hooks_in(LRU_MODE_FENTRY);
 	struct json_object *o = report_json(&sess, 32), *cpus, *w;
 
 	(void)state;
@@ -195,11 +194,11 @@ static void lookup_mode_reports_slots_and_curve(void **state)
 	json_object_put(o);
 }
 
-static char *text_of(const struct lru_session *sess, int whatif)
+static char *text_of(const struct lru_hooks *sess, int whatif)
 {
 	struct lru_snapshot d = { .nr_cpus = NR_CPUS };
 	struct lru_report_ctx ctx = { .elapsed_s = 1, .whatif = whatif,
-				      .lru_size = 16, .session = sess };
+				      .lru_size = 16, .hooks = sess };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -213,8 +212,8 @@ static char *text_of(const struct lru_session *sess, int whatif)
 
 static void text_says_only_what_was_measured(void **state)
 {
-	struct lru_session tp = session_in(LRU_MODE_TRACEPOINT);
-	struct lru_session fe = session_in(LRU_MODE_FENTRY);
+	struct lru_hooks tp = hooks_in(LRU_MODE_TRACEPOINT);
+	struct lru_hooks fe = hooks_in(LRU_MODE_FENTRY);
 	char *t = text_of(&tp, 0), *f = text_of(&fe, 24);
 
 	(void)state;

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lru_trace.h"
+#include "lru/lru_trace.h"
 
 static char path[64];
 

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lru_curve.h"
+#include "lru/lru_curve.h"
 #include "lru_stats.h"
-#include "lrusim.h"
+#include "lru/lrusim.h"
 
 #define DEV 1
 #define LRU 2

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "bhscope.h"
-#include "prom.h"
+#include "serve/prom.h"
 
 static void label_values_escape_backslash_quote_and_newline(void **state)
 {

@@ -8,13 +8,14 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "tunables.h"
+#include "lib/tunables.h"
 
-#include "record_fsmark.h"
-#include "record_run.h"
-#include "record_target.h"
-#include "record_tunables.h"
-#include "sweep_matrix.h"
+#include "record/record_fsmark.h"
+#include "record/record_run.h"
+#include "record/record_workload.h"
+#include "record/record_target.h"
+#include "record/record_tunables.h"
+#include "record/sweep_matrix.h"
 
 static const char mountinfo[] =
 	"26 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard\n"

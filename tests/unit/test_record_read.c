@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "record_read.h"
+#include "record/record_read.h"
 
 #define VALID \
 	"{\"schema\":\"bhscope.record/1\",\"time\":\"2026-11-30T12:00:00Z\"," \

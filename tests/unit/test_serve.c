@@ -10,13 +10,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "tunables.h"
+#include "lib/tunables.h"
 
 #include "bhscope.h"
-#include "serve_config.h"
-#include "serve_devices.h"
-#include "serve_http.h"
-#include "serve_tunables.h"
+#include "serve/serve_config.h"
+#include "serve/serve_devices.h"
+#include "serve/serve_http.h"
+#include "serve/serve_tunables.h"
 
 static void config_lines_set_fields_and_report_them(void **state)
 {

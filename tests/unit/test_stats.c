@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "stats.h"
+#include "analyse/stats.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyse/compare_model.h"
+#include "analyse/compare_print.h"
+#include "record/record_read.h"
+#include "analyse/stats.h"
+#include "analyse/sweep_table.h"
+
+#define MAX_CONFIGS	64
+#define MAX_ROWS	256
+
+enum { M_CREATE, M_STAT, M_REMOVE, M_SYNC, M_FSMARK, M_LRU, NR_METRICS };
+
+static const struct {
+	const char *key, *title;
+} metrics[NR_METRICS] = {
+	[M_CREATE] = { "meta.create.ops_per_sec", "creation, ops/s" },
+	[M_STAT] = { "meta.stat.ops_per_sec", "stat, ops/s" },
+	[M_REMOVE] = { "meta.remove.ops_per_sec", "removal, ops/s" },
+	[M_SYNC] = { "sync.files_per_sec", "sync writers, files/s" },
+	[M_FSMARK] = { "fs_mark.files_per_sec", "fs_mark, files/s" },
+	[M_LRU] = { "lru.hit_ratio", "buffer-head LRU hit ratio, %" },
+};
+
+struct sweep_tab {
+	int nr_configs, nr_rows;
+	char configs[MAX_CONFIGS][128];
+	long config_index[MAX_CONFIGS];
+	long tasks[MAX_ROWS], dir_size[MAX_ROWS];
+	bool has_tasks, has_dir_size;
+	struct stats_summary s[MAX_CONFIGS][MAX_ROWS][NR_METRICS];
+	bool sync;			/* threads, not tasks */
+};
+
+static long get_long(struct json_object *root, const char *path)
+{
+	struct json_object *o = record_get(root, path);
+
+	return json_object_is_type(o, json_type_int) ? json_object_get_int64(o) : -1;
+}
+
+static int config_of(struct sweep_tab *t, struct json_object *root)
+{
+	const char *label = record_get_string(root, "sweep.config");
+	long index = get_long(root, "sweep.config_index");
+	int i;
+
+	if (!label)
+		return -1;
+	for (i = 0; i < t->nr_configs; i++)
+		if (!strcmp(t->configs[i], label))
+			return i;
+	if (i == MAX_CONFIGS)
+		return -1;
+	snprintf(t->configs[i], sizeof(t->configs[i]), "%s", label);
+	t->config_index[i] = index;
+	t->nr_configs++;
+	return i;
+}
+
+static int row_of(struct sweep_tab *t, struct json_object *root)
+{
+	long tasks = get_long(root, "sweep.params.tasks");
+	long dir = get_long(root, "sweep.params.dir_size");
+	int i;
+
+	t->has_tasks |= tasks >= 0;
+	t->has_dir_size |= dir >= 0;
+	for (i = 0; i < t->nr_rows; i++)
+		if (t->tasks[i] == tasks && t->dir_size[i] == dir)
+			return i;
+	if (i == MAX_ROWS)
+		return -1;
+	t->tasks[i] = tasks;
+	t->dir_size[i] = dir;
+	t->nr_rows++;
+	return i;
+}
+
+static int add_record(struct sweep_tab *t, const char *path)
+{
+	struct cmp_table one;
+	char *paths[] = { (char *)path };
+	char err[1024];
+	int c, r;
+
+	if (compare_load(&one, paths, 1, err, sizeof(err))) {
+		fprintf(stderr, "bhscope: %s\n", err);
+		compare_free(&one);
+		return -1;
+	}
+	c = config_of(t, one.recs[0].root);
+	r = row_of(t, one.recs[0].root);
+	if (c < 0 || r < 0) {
+		fprintf(stderr, "bhscope: %s: not a sweep cell (no \"sweep\" field), or too many cells\n",
+			path);
+		compare_free(&one);
+		return -1;
+	}
+	t->sync |= !strcmp(record_get_string(one.recs[0].root, "workload.name") ?: "",
+			   "sync");
+	for (int m = 0; m < NR_METRICS; m++) {
+		const struct cmp_row *row = compare_row(&one, metrics[m].key);
+
+		if (row)
+			t->s[c][r][m] = row->cells[0].s;
+	}
+	compare_free(&one);
+	return 0;
+}
+
+static void row_head(FILE *out, const struct sweep_tab *t, int r)
+{
+	if (t->has_tasks)
+		fprintf(out, "%8ld", t->tasks[r]);
+	if (t->has_dir_size)
+		fprintf(out, " %9ld", t->dir_size[r]);
+	if (!t->has_tasks && !t->has_dir_size)
+		fprintf(out, "%8s", "all");
+}
+
+static void head_names(FILE *out, const struct sweep_tab *t)
+{
+	if (t->has_tasks)
+		fprintf(out, "%8s", t->sync ? "threads" : "tasks");
+	if (t->has_dir_size)
+		fprintf(out, " %9s", "dir_size");
+	if (!t->has_tasks && !t->has_dir_size)
+		fprintf(out, "%8s", "");
+}
+
+static bool metric_present(const struct sweep_tab *t, int m)
+{
+	for (int c = 0; c < t->nr_configs; c++)
+		for (int r = 0; r < t->nr_rows; r++)
+			if (t->s[c][r][m].n)
+				return true;
+	return false;
+}
+
+/* A column per setting: the baseline's value, then value and % change. */
+static void print_change_table(FILE *out, const struct sweep_tab *t, int m)
+{
+	char v[40], cell[96];
+	int w = 12;
+
+	for (int c = 0; c < t->nr_configs; c++)
+		if ((int)strlen(t->configs[c]) + 2 > w)
+			w = (int)strlen(t->configs[c]) + 2;
+	if (w < 20)
+		w = 20;
+	fprintf(out, "%s (%% change vs %s)\n", metrics[m].title, t->configs[0]);
+	head_names(out, t);
+	for (int c = 0; c < t->nr_configs; c++)
+		fprintf(out, " %*s", c ? w : 12, t->configs[c]);
+	fprintf(out, "\n");
+	for (int r = 0; r < t->nr_rows; r++) {
+		const struct stats_summary *base = &t->s[0][r][m];
+
+		row_head(out, t, r);
+		for (int c = 0; c < t->nr_configs; c++) {
+			const struct stats_summary *s = &t->s[c][r][m];
+			double pct = stats_pct_change(base->median, s->median);
+
+			compare_format_value(v, sizeof(v), s->n ? s->median : NAN);
+			if (!c || !s->n || isnan(pct))
+				snprintf(cell, sizeof(cell), "%s", v);
+			else
+				snprintf(cell, sizeof(cell), "%s (%+.1f%%%s)", v,
+					 pct, stats_within_noise(base, s) ? " ~" : "");
+			fprintf(out, " %*s", c ? w : 12, cell);
+		}
+		fprintf(out, "\n");
+	}
+	fprintf(out, "\n");
+}
+
+/* Base vs each setting with a speedup column, as the fs_mark tables. */
+static void print_speedup_table(FILE *out, const struct sweep_tab *t, int m)
+{
+	char v[40], cell[64];
+
+	fprintf(out, "%s, %s vs each setting\n", metrics[m].title, t->configs[0]);
+	head_names(out, t);
+	for (int c = 0; c < t->nr_configs; c++) {
+		fprintf(out, " %*s", (int)strlen(t->configs[c]) > 14 ?
+			(int)strlen(t->configs[c]) : 14, t->configs[c]);
+		if (c)
+			fprintf(out, " %8s", "speedup");
+	}
+	fprintf(out, "\n");
+	for (int r = 0; r < t->nr_rows; r++) {
+		const struct stats_summary *base = &t->s[0][r][m];
+
+		row_head(out, t, r);
+		for (int c = 0; c < t->nr_configs; c++) {
+			const struct stats_summary *s = &t->s[c][r][m];
+			int w = (int)strlen(t->configs[c]) > 14 ?
+				(int)strlen(t->configs[c]) : 14;
+
+			compare_format_value(v, sizeof(v), s->n ? s->median : NAN);
+			fprintf(out, " %*s", w, v);
+			if (!c)
+				continue;
+			if (s->n && base->n && base->median > 0)
+				snprintf(cell, sizeof(cell), "%.2fx%s",
+					 s->median / base->median,
+					 stats_within_noise(base, s) ? "~" : "");
+			else
+				snprintf(cell, sizeof(cell), "-");
+			fprintf(out, " %8s", cell);
+		}
+		fprintf(out, "\n");
+	}
+	fprintf(out, "\n");
+}
+
+static int by_index(const void *a, const void *b, void *arg)
+{
+	const struct sweep_tab *t = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (t->config_index[x] > t->config_index[y]) -
+	       (t->config_index[x] < t->config_index[y]);
+}
+
+/* Orders the settings as the sweep listed them (baseline first). */
+static void sort_configs(struct sweep_tab *t)
+{
+	static struct sweep_tab copy;
+	int order[MAX_CONFIGS];
+
+	for (int c = 0; c < t->nr_configs; c++)
+		order[c] = c;
+	qsort_r(order, t->nr_configs, sizeof(*order), by_index, t);
+	copy = *t;
+	for (int c = 0; c < t->nr_configs; c++) {
+		memcpy(t->configs[c], copy.configs[order[c]], sizeof(t->configs[c]));
+		t->config_index[c] = copy.config_index[order[c]];
+		memcpy(t->s[c], copy.s[order[c]], sizeof(t->s[c]));
+	}
+}
+
+int sweep_table_print(FILE *out, char **paths, int n)
+{
+	struct sweep_tab *t = calloc(1, sizeof(*t));
+	bool any = false;
+
+	if (!t)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		if (add_record(t, paths[i])) {
+			free(t);
+			return -1;
+		}
+	}
+	sort_configs(t);
+	for (int m = 0; m < NR_METRICS; m++) {
+		if (!metric_present(t, m))
+			continue;
+		any = true;
+		if (m == M_SYNC || m == M_FSMARK)
+			print_speedup_table(out, t, m);
+		else
+			print_change_table(out, t, m);
+	}
+	if (!any)
+		fprintf(out, "no throughput figures in these records (did every cell fail?)\n");
+	else
+		fprintf(out, "medians over each cell's successful runs; ~ = within the noise\n");
+	free(t);
+	return 0;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Loading the jbd2 BPF programs and reading their maps: shared by
+ * `bhscope jbd2` (intervals) and `bhscope serve` (cumulative exposition).
+ */
+#ifndef BHSCOPE_JBD2_LOAD_H
+#define BHSCOPE_JBD2_LOAD_H
+
+#include <stdint.h>
+
+#include "lib/probe_status.h"
+#include "jbd2/jbd2_snapshot.h"
+
+struct jbd2_bpf;
+
+/* The first jbd2 tracepoint the programs need that this kernel lacks, or NULL. */
+const char *jbd2_missing_tracepoint(void);
+
+/*
+ * Opens, loads and attaches the jbd2 programs for kdev (0: every journal).
+ * Tries the fentry/fexit pair on jbd2_journal_stop first and falls back to
+ * the tracepoints alone; batch_sleep and checkpoints say what ran and why
+ * not. Returns NULL after printing one line on stderr when even the
+ * tracepoints fail; *err (optional) then holds the negative errno.
+ */
+struct jbd2_bpf *jbd2_load(uint32_t kdev, struct probe_status *batch_sleep,
+			   struct probe_status *checkpoints, int *err);
+
+/* Adds every device of the per-CPU map to snap (snap->nr_cpus set). */
+int jbd2_read_snapshot(struct jbd2_bpf *skel, struct jbd2_snapshot *snap);
+
+/* Forgets a device in the maps (it went away); 0 or a negative errno. */
+int jbd2_forget_dev(struct jbd2_bpf *skel, uint32_t kdev);
+
+#endif /* BHSCOPE_JBD2_LOAD_H */

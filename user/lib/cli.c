@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "lib/cli.h"
+#include "lib/devname.h"
+
+void cli_common_init(struct cli_common *c)
+{
+	*c = (struct cli_common){ .interval_s = 1.0 };
+}
+
+int cli_parse_interval(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 0.01 ||
+	    v > 86400)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_count(const char *s, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v == LONG_MAX)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static const struct argp_option cli_options[] = {
+	{ "per-cpu", 'C', NULL, 0, "Report per CPU as well", 0 },
+	{ "device", 'd', "DEV", 0,
+	  "Only this device: a name (loop0, /dev/loop0) or MAJOR:MINOR", 0 },
+	{ "timestamp", 'T', NULL, 0, "Print a timestamp with each report", 0 },
+	{ "json", 'j', NULL, 0, "JSON lines, one object per report", 0 },
+	{ 0 },
+};
+
+static error_t cli_parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct cli_common *c = state->input;
+	char err[256];
+
+	switch (key) {
+	case 'C':
+		c->per_cpu = true;
+		break;
+	case 'd':
+		if (devname_parse(arg, &c->kdev, err, sizeof(err))) {
+			argp_failure(state, 1, 0, "%s", err);
+			return EINVAL;
+		}
+		c->dev_arg = arg;
+		break;
+	case 'T':
+		c->timestamps = true;
+		break;
+	case 'j':
+		c->json = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (c->positional == 0) {
+			if (cli_parse_interval(arg, &c->interval_s)) {
+				argp_error(state,
+					   "invalid interval '%s': want seconds > 0",
+					   arg);
+				return EINVAL;
+			}
+		} else if (c->positional == 1) {
+			if (cli_parse_count(arg, &c->count)) {
+				argp_error(state,
+					   "invalid count '%s': want an integer > 0",
+					   arg);
+				return EINVAL;
+			}
+		} else {
+			argp_error(state, "unexpected argument '%s'", arg);
+			return EINVAL;
+		}
+		c->positional++;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp cli_common_argp = {
+	.options = cli_options,
+	.parser = cli_parse_opt,
+};

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Choosing the LRU tracer's hooks by loading and attaching them, best
+ * first, and what each figure then comes from (struct lru_hooks).
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/env.h"
+#include "lru.skel.h"
+#include "lru/lru_kernel.h"
+#include "lru/lru_figures.h"
+#include "lru/lru_load.h"
+#include "lib/probe_status.h"
+
+/* The lookup every hook pair attaches to on this kernel. */
+struct lookup_target {
+	const char *func;	/* NULL: neither is a symbol */
+	bool common;		/* find_get_block_common(bdev, block, size, atomic) */
+};
+
+enum hook_kind { HOOK_FENTRY, HOOK_FEXIT, HOOK_KPROBE, HOOK_KRETPROBE, HOOK_TP };
+
+static const char *const hook_kind_names[] = {
+	[HOOK_FENTRY] = "fentry",
+	[HOOK_FEXIT] = "fexit",
+	[HOOK_KPROBE] = "kprobe",
+	[HOOK_KRETPROBE] = "kretprobe",
+	[HOOK_TP] = "tracepoint",
+};
+
+static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size)
+{
+	struct lru_bpf *skel = lru_bpf__open();
+	struct bpf_program *p;
+
+	if (!skel)
+		return NULL;
+	skel->rodata->target_dev = o->kdev;
+	skel->rodata->lru_slots = lru_size > 0 ? lru_size : 16;
+	skel->rodata->whatif_depth = o->whatif;
+	skel->rodata->trace_events = o->trace;
+	bpf_map__set_max_entries(skel->maps.events,
+				 o->trace ? o->trace_bytes : (uint32_t)getpagesize());
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, false);
+	bpf_program__set_autoload(skel->progs.forget_device, true);
+	return skel;
+}
+
+/* Attaches prog; target is a function, or "category:name" for HOOK_TP. */
+static int attach(struct lru_session *s, struct bpf_program *prog,
+		  enum hook_kind kind, const char *target, bool per_lookup)
+{
+	struct bpf_link *link = NULL;
+	struct lru_attached *a;
+	char category[64];
+	const char *colon;
+
+	if (s->nr_att >= LRU_MAX_ATTACHED)
+		return -E2BIG;
+	switch (kind) {
+	case HOOK_FENTRY:
+	case HOOK_FEXIT:
+		link = bpf_program__attach_trace(prog);
+		break;
+	case HOOK_KPROBE:
+	case HOOK_KRETPROBE:
+		link = bpf_program__attach_kprobe(prog, kind == HOOK_KRETPROBE,
+						  target);
+		break;
+	case HOOK_TP:
+		colon = strchr(target, ':');
+		snprintf(category, sizeof(category), "%.*s",
+			 (int)(colon - target), target);
+		link = bpf_program__attach_tracepoint(prog, category, colon + 1);
+		break;
+	}
+	if (!link)
+		return -errno;
+	a = &s->att[s->nr_att++];
+	a->prog = prog;
+	a->link = link;
+	a->per_lookup = per_lookup;
+	snprintf(a->what, sizeof(a->what), "%s %s", hook_kind_names[kind],
+		 target);
+	return 0;
+}
+
+static void detach_all(struct lru_session *s)
+{
+	for (int i = 0; i < s->nr_att; i++)
+		bpf_link__destroy(s->att[i].link);
+	s->nr_att = 0;
+}
+
+static void drop_skel(struct lru_session *s)
+{
+	detach_all(s);
+	lru_bpf__destroy(s->skel);
+	s->skel = NULL;
+}
+
+static int load_skel(struct lru_session *s, struct lru_bpf *skel,
+		     const char *kind, const char *target, char *why,
+		     size_t len)
+{
+	int err = lru_bpf__load(skel);
+
+	if (err == -EACCES) {
+		/* From BPF_PROG_LOAD, EACCES is the verifier saying no. */
+		snprintf(why, len,
+			 "the verifier rejected the %s programs for %s (BHSCOPE_DEBUG=1 prints its log)",
+			 kind, target);
+		lru_bpf__destroy(skel);
+		return err;
+	}
+	if (err) {
+		probe_reason(why, len, kind, target, err);
+		lru_bpf__destroy(skel);
+		return err;
+	}
+	s->skel = skel;
+	return 0;
+}
+
+static int try_bhtune(struct lru_session *s, const struct lru_load_opts *o,
+		      char *why, size_t len)
+{
+	struct lru_bpf *skel;
+	int n, err;
+
+	if (!lru_bhtune_loaded()) {
+		snprintf(why, len,
+			 "bhtune.ko does not own the LRU (no enabled livepatch with its tracepoints)");
+		return -ENOENT;
+	}
+	if (lru_bhtune_check_format(why, len))
+		return -EPROTO;
+	n = lru_bhtune_lru_size();
+	if (n <= 0) {
+		snprintf(why, len, "cannot read bhtune's lru_size parameter: %s",
+			 strerror(-n));
+		return n ?: -EINVAL;
+	}
+	s->hooks.lru_size = n;
+	skel = open_skel(o, n);
+	if (!skel) {
+		snprintf(why, len, "cannot open the LRU BPF object: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	bpf_program__set_autoload(skel->progs.tp_bhtune_lookup, true);
+	bpf_program__set_autoload(skel->progs.tp_bhtune_invalidate, true);
+	err = load_skel(s, skel, "tracepoint", "bhtune:bhtune_lookup", why, len);
+	if (err)
+		return err;
+	err = attach(s, skel->progs.tp_bhtune_lookup, HOOK_TP,
+		     "bhtune:bhtune_lookup", true) ?:
+	      attach(s, skel->progs.tp_bhtune_invalidate, HOOK_TP,
+		     "bhtune:bhtune_invalidate", false);
+	if (err) {
+		probe_reason(why, len, "tracepoint", "bhtune:*", err);
+		drop_skel(s);
+		return err;
+	}
+	snprintf(s->hooks.hook, sizeof(s->hooks.hook), "tracepoint:bhtune:bhtune_lookup");
+	lru_figures_bhtune(&s->hooks, o, n);
+	return 0;
+}
+
+/* invalidate_bh_lrus{,_cpu} and bh_lru_install: counters, best effort. */
+static void attach_optional(struct lru_session *s, bool fentry,
+			    const struct lru_symbols *sym, bool loaded,
+			    const char *load_why)
+{
+	enum hook_kind kind = fentry ? HOOK_FENTRY : HOOK_KPROBE;
+	struct lru_bpf *k = s->skel;
+	char inval[160] = "", why[320] = "";
+	int err;
+
+	if (!sym->invalidate_all && !sym->invalidate_cpu)
+		snprintf(why, sizeof(why),
+			 "invalidate_bh_lrus is not in /proc/kallsyms");
+	else if (!loaded)
+		snprintf(why, sizeof(why), "%s", load_why);
+	if (loaded && sym->invalidate_all) {
+		err = attach(s, fentry ? k->progs.fentry_invalidate_all :
+					 k->progs.kprobe_invalidate_all,
+			     kind, "invalidate_bh_lrus", false);
+		if (err)
+			probe_reason(why, sizeof(why), hook_kind_names[kind],
+				     "invalidate_bh_lrus", err);
+		else
+			snprintf(inval, sizeof(inval), "%s invalidate_bh_lrus",
+				 hook_kind_names[kind]);
+	}
+	if (loaded && sym->invalidate_cpu) {
+		err = attach(s, fentry ? k->progs.fentry_invalidate_cpu :
+					 k->progs.kprobe_invalidate_cpu,
+			     kind, "invalidate_bh_lrus_cpu", false);
+		if (!err)
+			snprintf(inval + strlen(inval),
+				 sizeof(inval) - strlen(inval), "%s%s %s",
+				 inval[0] ? ", " : "", hook_kind_names[kind],
+				 "invalidate_bh_lrus_cpu");
+	}
+	if (inval[0])
+		probe_status_from(&s->hooks.fig[LRU_FIG_INVALIDATIONS],
+			     "%s; an emptied LRU is also seen at the next lookup (resets)",
+			     inval);
+	else
+		probe_status_missing(&s->hooks.fig[LRU_FIG_INVALIDATIONS],
+				"%s; an emptied LRU is still seen at the next lookup (resets)",
+				why);
+
+	if (!sym->install) {
+		probe_status_missing(&s->hooks.fig[LRU_FIG_INSTALLS],
+				"bh_lru_install is not a symbol on this kernel (inlined into the lookup); installs are counted at the lookup's exit");
+		return;
+	}
+	err = loaded ? attach(s, fentry ? k->progs.fentry_install :
+					  k->progs.kprobe_install,
+			      kind, "bh_lru_install", false) : -ENOENT;
+	if (!err)
+		probe_status_from(&s->hooks.fig[LRU_FIG_INSTALLS], "%s bh_lru_install",
+			     hook_kind_names[kind]);
+	else if (!loaded)
+		probe_status_missing(&s->hooks.fig[LRU_FIG_INSTALLS], "%s", load_why);
+	else
+		probe_reason(s->hooks.fig[LRU_FIG_INSTALLS].why,
+			     sizeof(s->hooks.fig[LRU_FIG_INSTALLS].why),
+			     hook_kind_names[kind], "bh_lru_install", err);
+}
+
+/*
+ * The lookup's programs: fexit alone (it has the arguments), or a kprobe
+ * that keeps them for the kretprobe.
+ */
+static void lookup_progs(struct lru_bpf *skel, bool fentry,
+			 const struct lookup_target *t,
+			 struct bpf_program **entry, struct bpf_program **exit)
+{
+	if (!fentry) {
+		*entry = skel->progs.kprobe_lookup;
+		*exit = skel->progs.kretprobe_lookup;
+		return;
+	}
+	*entry = NULL;
+	*exit = t->common ? skel->progs.fexit_lookup_common :
+			    skel->progs.fexit_lookup;
+}
+
+static int try_lookups(struct lru_session *s, const struct lru_load_opts *o,
+		       bool fentry, const struct lookup_target *t,
+		       const struct lru_symbols *sym, char *why, size_t len)
+{
+	const char *kind = fentry ? "fentry/fexit" : "kprobe/kretprobe";
+	struct bpf_program *entry, *exit;
+	char optional_why[320] = "";
+	bool optional = sym->invalidate_all || sym->invalidate_cpu || sym->install;
+	struct lru_bpf *skel;
+	int err;
+
+	if (!fentry && !lru_kernel_has_kprobes()) {
+		snprintf(why, len,
+			 "this kernel has no kprobes (no kprobe_events in tracefs: CONFIG_KPROBES or CONFIG_KPROBE_EVENTS is off)");
+		return -EOPNOTSUPP;
+	}
+retry:
+	skel = open_skel(o, s->hooks.lru_size);
+	if (!skel) {
+		snprintf(why, len, "cannot open the LRU BPF object: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	lookup_progs(skel, fentry, t, &entry, &exit);
+	if (entry)
+		bpf_program__set_autoload(entry, true);
+	bpf_program__set_autoload(exit, true);
+	bpf_program__set_autoload(skel->progs.prime_shadow, true);
+	if (fentry)
+		bpf_program__set_attach_target(exit, 0, t->func);
+	if (optional) {
+		bpf_program__set_autoload(fentry ? skel->progs.fentry_invalidate_all :
+						   skel->progs.kprobe_invalidate_all,
+					  sym->invalidate_all);
+		bpf_program__set_autoload(fentry ? skel->progs.fentry_invalidate_cpu :
+						   skel->progs.kprobe_invalidate_cpu,
+					  sym->invalidate_cpu);
+		bpf_program__set_autoload(fentry ? skel->progs.fentry_install :
+						   skel->progs.kprobe_install,
+					  sym->install);
+	}
+	err = load_skel(s, skel, kind, t->func, why, len);
+	if (err == -ENOENT && !sym->bh_lrus) {
+		/* The verifier resolves the bh_lrus ksym through kallsyms. */
+		snprintf(why, len,
+			 "bh_lrus is not in /proc/kallsyms (CONFIG_KALLSYMS_ALL is off), so BPF cannot read the LRU");
+		return err;
+	}
+	if (err && optional) {
+		/* Perhaps only a counter failed: retry with the lookups alone. */
+		probe_reason(optional_why, sizeof(optional_why), kind,
+			     "invalidate_bh_lrus/bh_lru_install", err);
+		optional = false;
+		goto retry;
+	}
+	if (err)
+		return err;
+	lookup_progs(s->skel, fentry, t, &entry, &exit);
+	err = (entry ? attach(s, entry, HOOK_KPROBE, t->func, true) : 0) ?:
+	      attach(s, exit, fentry ? HOOK_FEXIT : HOOK_KRETPROBE, t->func, true);
+	if (err) {
+		probe_reason(why, len, kind, t->func, err);
+		drop_skel(s);
+		return err;
+	}
+	/*
+	 * Shows each CPU's LRU to the probe before its first lookup there.
+	 * Best effort: where it fails, that CPU's first lookup is unsynced.
+	 */
+	lru_run_on_each_cpu(s, s->skel->progs.prime_shadow);
+	snprintf(s->hooks.hook, sizeof(s->hooks.hook), "%s:%s", fentry ? "fentry" : "kprobe",
+		 t->func);
+	lru_figures_lookups(&s->hooks, o, fentry, t->func);
+	attach_optional(s, fentry, sym, optional, optional_why);
+	return 0;
+}
+
+static int try_tracepoint(struct lru_session *s, const struct lru_load_opts *o,
+			  char *why, size_t len)
+{
+	struct lru_bpf *skel;
+	int err;
+
+	if (!env_tracepoint_exists("block", "block_touch_buffer")) {
+		snprintf(why, len, "this kernel has no block:block_touch_buffer tracepoint");
+		return -ENOENT;
+	}
+	skel = open_skel(o, s->hooks.lru_size);
+	if (!skel) {
+		snprintf(why, len, "cannot open the LRU BPF object: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	bpf_program__set_autoload(skel->progs.tp_touch_buffer, true);
+	err = load_skel(s, skel, "tracepoint", "block:block_touch_buffer", why,
+			len);
+	if (err)
+		return err;
+	err = attach(s, skel->progs.tp_touch_buffer, HOOK_TP,
+		     "block:block_touch_buffer", false);
+	if (err) {
+		probe_reason(why, len, "tracepoint", "block:block_touch_buffer",
+			     err);
+		drop_skel(s);
+		return err;
+	}
+	snprintf(s->hooks.hook, sizeof(s->hooks.hook), "tracepoint:block:block_touch_buffer");
+	lru_figures_tracepoint(&s->hooks, o);
+	return 0;
+}
+
+/* One line: why every mode that was tried failed. */
+static void print_failure(const struct lru_session *s)
+{
+	fprintf(stderr, "bhscope: cannot trace the buffer-head LRU:");
+	for (int m = LRU_MODE_BHTUNE; m < LRU_NR_MODES; m++)
+		if (s->hooks.tried[m][0])
+			fprintf(stderr, " %s: %s;", lru_mode_names[m], s->hooks.tried[m]);
+	fprintf(stderr, " run 'bhscope lru --probes' for details\n");
+}
+
+static bool wanted(const struct lru_load_opts *o, enum lru_mode m)
+{
+	return o->mode == LRU_MODE_AUTO || o->mode == m;
+}
+
+int lru_load(struct lru_session *s, const struct lru_load_opts *o)
+{
+	struct lru_symbols sym = {};
+	struct lookup_target t = {};
+	char slots_why[256] = "";
+	int err = -ENOENT;
+
+	memset(s, 0, sizeof(*s));
+	s->nr_cpus = libbpf_num_possible_cpus();
+	if (s->nr_cpus <= 0) {
+		fprintf(stderr, "bhscope: cannot count the possible CPUs: %s\n",
+			strerror(-s->nr_cpus));
+		return s->nr_cpus ?: -EINVAL;
+	}
+	if (wanted(o, LRU_MODE_BHTUNE)) {
+		err = try_bhtune(s, o, s->hooks.tried[LRU_MODE_BHTUNE],
+				 sizeof(s->hooks.tried[0]));
+		if (!err) {
+			s->hooks.mode = LRU_MODE_BHTUNE;
+			return 0;
+		}
+		/* The module owns the LRU: the kernel's stays empty. */
+		if (o->mode == LRU_MODE_BHTUNE || lru_bhtune_loaded())
+			goto fail;
+	}
+
+	err = lru_kernel_symbols(&sym);
+	if (!err && !sym.find_get_block_common && !sym.find_get_block)
+		err = -ENOENT;
+	t.common = sym.find_get_block_common;
+	t.func = t.common ? "find_get_block_common" : "__find_get_block";
+	s->hooks.lru_size = lru_kernel_slots(slots_why, sizeof(slots_why));
+	for (int m = LRU_MODE_FENTRY; m <= LRU_MODE_KPROBE; m++) {
+		char *why = s->hooks.tried[m];
+
+		if (!wanted(o, m))
+			continue;
+		if (err)
+			snprintf(why, sizeof(s->hooks.tried[m]),
+				 "neither find_get_block_common nor __find_get_block is in /proc/kallsyms");
+		else if (s->hooks.lru_size <= 0)
+			snprintf(why, sizeof(s->hooks.tried[m]), "%s", slots_why);
+
+		else if (!try_lookups(s, o, m == LRU_MODE_FENTRY, &t, &sym, why,
+				      sizeof(s->hooks.tried[m]))) {
+			s->hooks.mode = m;
+			return 0;
+		}
+	}
+	if (wanted(o, LRU_MODE_TRACEPOINT)) {
+		char *why = s->hooks.tried[LRU_MODE_TRACEPOINT];
+
+		if (o->trace)
+			snprintf(why, sizeof(s->hooks.tried[0]),
+				 "counts hits only, and --trace needs every lookup");
+		else if (!try_tracepoint(s, o, why, sizeof(s->hooks.tried[0]))) {
+			s->hooks.mode = LRU_MODE_TRACEPOINT;
+			return 0;
+		}
+	}
+	err = -ENOENT;
+fail:
+	print_failure(s);
+	return err;
+}
+
+void lru_unload(struct lru_session *s)
+{
+	if (s->skel)
+		drop_skel(s);
+}
+
+int lru_session_lru_size(const struct lru_session *s)
+{
+	int n;
+
+	if (s->hooks.mode != LRU_MODE_BHTUNE)
+		return s->hooks.lru_size;
+	n = lru_bhtune_lru_size();
+	return n > 0 ? n : s->hooks.lru_size;
+}

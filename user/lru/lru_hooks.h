@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What an LRU tracer session runs on, as plain data: the hook kind in use,
+ * the lookup's hook, the LRU size, and for each figure where it comes from
+ * or why it is missing. Reports, records and the exporter read this, never
+ * the libbpf session (lru_load.h) that fills it.
+ *
+ * The hook kinds, best first:
+ *   bhtune     bhtune.ko's tracepoints, when the module owns the LRU
+ *   fentry     fentry/fexit on the lookup
+ *   kprobe     kprobe/kretprobe on the lookup
+ *   tracepoint block:block_touch_buffer: LRU hits per CPU, nothing else
+ */
+#ifndef BHSCOPE_LRU_HOOKS_H
+#define BHSCOPE_LRU_HOOKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/probe_status.h"
+
+enum lru_mode {
+	LRU_MODE_AUTO,		/* as an option: the best that works */
+	LRU_MODE_BHTUNE,
+	LRU_MODE_FENTRY,
+	LRU_MODE_KPROBE,
+	LRU_MODE_TRACEPOINT,
+	LRU_NR_MODES,
+};
+
+extern const char *const lru_mode_names[LRU_NR_MODES];
+
+/* Parses "auto", "fentry", ... Returns 0 or -EINVAL. */
+int lru_mode_parse(const char *s, enum lru_mode *mode);
+
+enum lru_figure_id {
+	LRU_FIG_LRU_SIZE,
+	LRU_FIG_LOOKUPS,
+	LRU_FIG_HITS,
+	LRU_FIG_SLOTS,
+	LRU_FIG_MISSES,
+	LRU_FIG_EVICTIONS,
+	LRU_FIG_WHATIF,
+	LRU_FIG_INVALIDATIONS,
+	LRU_FIG_INSTALLS,
+	LRU_FIG_TRACE,
+	LRU_NR_FIGURES,
+};
+
+/* For people ("hit slots"), and as JSON keys ("slots"). */
+extern const char *const lru_figure_names[LRU_NR_FIGURES];
+extern const char *const lru_figure_keys[LRU_NR_FIGURES];
+
+/* What a session is asked for. */
+struct lru_load_opts {
+	uint32_t kdev;		/* count only this device; 0: all */
+	int whatif;		/* largest what-if size; 0: none */
+	bool trace;		/* ring buffer for --trace */
+	uint32_t trace_bytes;	/* its size: a power of 2, >= a page */
+	enum lru_mode mode;	/* LRU_MODE_AUTO: the best that works */
+};
+
+struct lru_hooks {
+	enum lru_mode mode;	/* in use (LRU_MODE_AUTO: none works) */
+	int lru_size;		/* at load time */
+	char hook[64];		/* the lookups' hook, short: "fentry:NAME" */
+	struct probe_status fig[LRU_NR_FIGURES];
+	char tried[LRU_NR_MODES][320];	/* per mode: "" used, else why not */
+};
+
+/* True when lookups are classified (not the tracepoint-only mode). */
+bool lru_hooks_classify(const struct lru_hooks *h);
+
+#endif /* BHSCOPE_LRU_HOOKS_H */

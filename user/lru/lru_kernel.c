@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lru_bhtune.h"
+#include "lru/lru_kernel.h"
+#include "lru_stats.h"
+#include "lib/tunables.h"
+
+static const char *const tracefs_dirs[] = {
+	"/sys/kernel/tracing",
+	"/sys/kernel/debug/tracing",
+};
+
+void lru_symbols_parse(FILE *kallsyms, struct lru_symbols *s)
+{
+	char line[512], name[256], type;
+	unsigned long long addr;
+
+	memset(s, 0, sizeof(*s));
+	while (fgets(line, sizeof(line), kallsyms)) {
+		/* "ADDR TYPE NAME[\t[MODULE]]": vmlinux symbols only. */
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (strchr(line, '['))
+			continue;
+		if (!strcmp(name, "find_get_block_common"))
+			s->find_get_block_common = true;
+		else if (!strcmp(name, "__find_get_block"))
+			s->find_get_block = true;
+		else if (!strcmp(name, "invalidate_bh_lrus"))
+			s->invalidate_all = true;
+		else if (!strcmp(name, "invalidate_bh_lrus_cpu"))
+			s->invalidate_cpu = true;
+		else if (!strcmp(name, "bh_lru_install"))
+			s->install = true;
+		else if (!strcmp(name, "bh_lrus"))
+			s->bh_lrus = true;
+	}
+}
+
+int lru_kernel_symbols(struct lru_symbols *s)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return -errno;
+	lru_symbols_parse(f, s);
+	fclose(f);
+	return 0;
+}
+
+static bool tracefs_file(const char *rel, char *path, size_t len)
+{
+	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(*tracefs_dirs); i++) {
+		snprintf(path, len, "%s/%s", tracefs_dirs[i], rel);
+		if (access(path, F_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+bool lru_kernel_has_kprobes(void)
+{
+	char path[256];
+
+	return tracefs_file("kprobe_events", path, sizeof(path)) ||
+	       access("/sys/bus/event_source/devices/kprobe", F_OK) == 0;
+}
+
+#define BHTUNE_PATCH_ENABLED "/sys/kernel/livepatch/bhtune/enabled"
+
+bool lru_bhtune_loaded(void)
+{
+	char path[256], on = '0';
+	FILE *f;
+
+	/*
+	 * The tracepoints live in bhtune_events.ko, which may be loaded
+	 * alone: bhtune owns the LRU only while its livepatch is enabled.
+	 */
+	if (!tracefs_file("events/bhtune/bhtune_lookup", path, sizeof(path)))
+		return false;
+	f = fopen(BHTUNE_PATCH_ENABLED, "r");
+	if (!f)
+		return false;
+	if (fread(&on, 1, 1, f) != 1)
+		on = '0';
+	fclose(f);
+	return on == '1';
+}
+
+int lru_bhtune_lru_size(void)
+{
+	long n;
+	int err = bhtune_param_get("lru_size", &n);
+
+	if (err)
+		return err;
+	return n > 0 && n <= INT_MAX ? (int)n : -EINVAL;
+}
+
+int tp_format_field(FILE *format, const char *name, int *offset, int *size)
+{
+	char line[512];
+
+	rewind(format);
+	while (fgets(line, sizeof(line), format)) {
+		char *decl = strstr(line, "field:"), *semi, *start, *end;
+
+		if (!decl || !(semi = strchr(decl, ';')))
+			continue;
+		/* The name is the declaration's last word, without [N]. */
+		end = semi;
+		if ((start = memchr(decl, '[', semi - decl)))
+			end = start;
+		start = end;
+		while (start > decl && start[-1] != ' ' && start[-1] != '\t')
+			start--;
+		if ((size_t)(end - start) != strlen(name) ||
+		    strncmp(start, name, end - start))
+			continue;
+		if (!strstr(semi, "offset:") || !strstr(semi, "size:"))
+			return -1;
+		*offset = atoi(strstr(semi, "offset:") + 7);
+		*size = atoi(strstr(semi, "size:") + 5);
+		return 0;
+	}
+	return -1;
+}
+
+struct tp_field {
+	const char *name;
+	int offset;
+	int size;
+};
+
+#define FIELD(type, f) { #f, offsetof(type, f), sizeof(((type *)0)->f) }
+
+static const struct tp_field lookup_fields[] = {
+	FIELD(struct bhtune_lookup_args, dev),
+	FIELD(struct bhtune_lookup_args, block),
+	FIELD(struct bhtune_lookup_args, size),
+	FIELD(struct bhtune_lookup_args, slot),
+	FIELD(struct bhtune_lookup_args, found),
+	FIELD(struct bhtune_lookup_args, installed),
+	FIELD(struct bhtune_lookup_args, lru_size),
+	FIELD(struct bhtune_lookup_args, evict_dev),
+	FIELD(struct bhtune_lookup_args, evict_block),
+	FIELD(struct bhtune_lookup_args, evict_size),
+};
+
+static const struct tp_field invalidate_fields[] = {
+	FIELD(struct bhtune_invalidate_args, cpu),
+	FIELD(struct bhtune_invalidate_args, dropped),
+	FIELD(struct bhtune_invalidate_args, reason),
+};
+
+static int check_event(const char *event, const struct tp_field *fields,
+		       size_t nr, char *why, size_t len)
+{
+	char rel[128], path[256];
+	int off, size, err = 0;
+	FILE *f;
+
+	snprintf(rel, sizeof(rel), "events/bhtune/%s/format", event);
+	if (!tracefs_file(rel, path, sizeof(path)) || !(f = fopen(path, "r"))) {
+		snprintf(why, len, "bhtune:%s has no readable format file", event);
+		return -1;
+	}
+	for (size_t i = 0; i < nr && !err; i++) {
+		if (tp_format_field(f, fields[i].name, &off, &size)) {
+			snprintf(why, len, "bhtune:%s has no field '%s'", event,
+				 fields[i].name);
+			err = -1;
+		} else if (off != fields[i].offset || size != fields[i].size) {
+			snprintf(why, len,
+				 "bhtune:%s field '%s' is at offset %d size %d, bhscope expects %d/%d (kmod and bhscope disagree)",
+				 event, fields[i].name, off, size,
+				 fields[i].offset, fields[i].size);
+			err = -1;
+		}
+	}
+	fclose(f);
+	return err;
+}
+
+int lru_bhtune_check_format(char *why, size_t len)
+{
+	return check_event("bhtune_lookup", lookup_fields,
+			   sizeof(lookup_fields) / sizeof(*lookup_fields), why,
+			   len) ?:
+	       check_event("bhtune_invalidate", invalidate_fields,
+			   sizeof(invalidate_fields) / sizeof(*invalidate_fields),
+			   why, len);
+}

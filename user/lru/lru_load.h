@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Loading the LRU tracer on whatever this kernel allows, and reading its
+ * maps: shared by `bhscope lru` and any subcommand that wants LRU figures
+ * (record, serve), as jbd2_load.h is for jbd2.
+ *
+ * The hooks (lru_hooks.h) are chosen by really loading and attaching them,
+ * best first (lru_attach.c); the maps are read by lru_maps.c. The lookup
+ * is find_get_block_common where it exists (6.15+, 6.12.31+), else
+ * __find_get_block. Each figure records where it came from, or why it is
+ * missing (--probes prints that).
+ */
+#ifndef BHSCOPE_LRU_LOAD_H
+#define BHSCOPE_LRU_LOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lru/lru_hooks.h"
+#include "lru/lru_snapshot.h"
+
+struct lru_bpf;
+struct bpf_link;
+struct bpf_program;
+
+
+/* A program that runs, and what it is attached to (for --self-cost). */
+struct lru_attached {
+	struct bpf_program *prog;
+	struct bpf_link *link;
+	char what[96];		/* "fentry find_get_block_common" */
+	bool per_lookup;	/* runs once per lookup */
+};
+
+#define LRU_MAX_ATTACHED 8
+
+struct lru_session {
+	struct lru_bpf *skel;
+	int nr_cpus;
+	struct lru_hooks hooks;		/* what it runs on: for reports */
+	struct lru_attached att[LRU_MAX_ATTACHED];
+	int nr_att;
+};
+
+/*
+ * Loads and attaches the best hooks opts allow. Returns 0, or a negative
+ * errno after printing one "bhscope: ..." line (s->hooks.tried says why each
+ * mode failed).
+ */
+int lru_load(struct lru_session *s, const struct lru_load_opts *opts);
+
+void lru_unload(struct lru_session *s);
+
+/* The current LRU size (bhtune's may change at run time). */
+int lru_session_lru_size(const struct lru_session *s);
+
+/* Reads every device and the per-CPU counters (snap->nr_cpus is set). */
+int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap);
+
+/*
+ * Drops the counters of every device for which exists(kdev) is false, so
+ * they are not reported again (bhscope serve, for devices that went away).
+ */
+int lru_forget_devices(struct lru_session *s, bool (*exists)(uint32_t kdev));
+
+/* The --trace ring buffer's fd. */
+int lru_events_fd(const struct lru_session *s);
+
+/*
+ * Runs prog (a raw_tp program of the session) on each CPU, in an IPI, so
+ * that it changes that CPU's state with no probe of it in flight there;
+ * an offline CPU is skipped.
+ */
+void lru_run_on_each_cpu(struct lru_session *s, struct bpf_program *prog);
+
+#endif /* BHSCOPE_LRU_LOAD_H */

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reading the LRU tracer's maps into snapshots, and forgetting devices:
+ * the per-CPU state (its device buckets) and the dev_stats hash map.
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "lru.skel.h"
+#include "lru/lru_load.h"
+
+/* Runs prog (raw_tp) on each CPU, in an IPI; an offline CPU is skipped. */
+void lru_run_on_each_cpu(struct lru_session *s, struct bpf_program *prog)
+{
+	int fd = bpf_program__fd(prog);
+
+	for (int cpu = 0; fd >= 0 && cpu < s->nr_cpus; cpu++) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts,
+			    .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu);
+
+		bpf_prog_test_run_opts(fd, &opts);	/* offline: ENXIO */
+	}
+}
+
+int lru_events_fd(const struct lru_session *s)
+{
+	return bpf_map__fd(s->skel->maps.events);
+}
+
+/* One CPU's value in a per-CPU map's copy: values are 8-byte aligned. */
+static size_t cpu_state_stride(const struct lru_session *s)
+{
+	return (bpf_map__value_size(s->skel->maps.cpu_state) + 7) & ~(size_t)7;
+}
+
+/* Bucket b of cpu, in a copy of every CPU's struct lru_cpu_state. */
+static struct lru_dev_bucket *cpu_bucket(const struct lru_session *s,
+					 void *states, int cpu, unsigned int b)
+{
+	char *state = (char *)states + cpu_state_stride(s) * cpu;
+
+	return (struct lru_dev_bucket *)(state + s->skel->rodata->cpu_buckets_at) + b;
+}
+
+/* Copies every CPU's state, for its buckets. NULL, with errno, on failure. */
+static void *read_cpu_states(const struct lru_session *s)
+{
+	void *states = calloc(s->nr_cpus, cpu_state_stride(s));
+	__u32 zero = 0;
+
+	if (states && bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.cpu_state),
+					  &zero, states)) {
+		free(states);
+		return NULL;
+	}
+	return states;
+}
+
+/* Adds every CPU's buckets. */
+static int read_buckets(const struct lru_session *s, struct lru_snapshot *snap)
+{
+	void *states = read_cpu_states(s);
+	struct lru_dev_bucket *d;
+	int err = 0;
+
+	if (!states)
+		return -errno;
+	for (int c = 0; c < s->nr_cpus && !err; c++) {
+		for (unsigned int b = 0; b < BHSCOPE_LRU_DEV_BUCKETS && !err; b++) {
+			d = cpu_bucket(s, states, c, b);
+			if (d->owner)
+				err = lru_snapshot_add_cpu(snap, d->owner - 1,
+							   c, &d->s);
+		}
+	}
+	free(states);
+	return err;
+}
+
+int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
+{
+	int stats_fd = bpf_map__fd(s->skel->maps.dev_stats);
+	int counters_fd = bpf_map__fd(s->skel->maps.cpu_counters);
+	struct lru_cpu_counters *counters = NULL;
+	struct lru_dev_stats *percpu;
+	__u32 key, next, *prev = NULL, zero = 0;
+	int err;
+
+	snap->nr_cpus = s->nr_cpus;
+	percpu = calloc(s->nr_cpus, sizeof(*percpu));
+	counters = calloc(s->nr_cpus, sizeof(*counters));
+	if (!percpu || !counters) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = read_buckets(s, snap);
+	while (!err && !bpf_map_get_next_key(stats_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(stats_fd, &key, percpu))
+			continue;	/* removed meanwhile */
+		err = lru_snapshot_add_dev(snap, key, percpu);
+	}
+	if (!err && !bpf_map_lookup_elem(counters_fd, &zero, counters))
+		err = lru_snapshot_set_counters(snap, counters);
+out:
+	free(percpu);
+	free(counters);
+	return err;
+}
+
+static bool has_owner(const __u64 *owners, int n, __u64 owner)
+{
+	for (int i = 0; i < n; i++)
+		if (owners[i] == owner)
+			return true;
+	return false;
+}
+
+/* Frees, on every CPU, the buckets of the devices gone. */
+static int forget_buckets(struct lru_session *s, bool (*exists)(uint32_t kdev))
+{
+	int nr_gone = 0, max = s->nr_cpus * BHSCOPE_LRU_DEV_BUCKETS;
+	struct lru_dev_bucket *d;
+	void *states;
+	__u64 *gone;
+
+	states = read_cpu_states(s);
+	if (!states)
+		return -errno;
+	gone = calloc(max, sizeof(*gone));
+	if (!gone) {
+		free(states);
+		return -ENOMEM;
+	}
+	for (int c = 0; c < s->nr_cpus; c++) {
+		for (unsigned int b = 0; b < BHSCOPE_LRU_DEV_BUCKETS; b++) {
+			d = cpu_bucket(s, states, c, b);
+			if (d->owner && !exists(d->owner - 1) &&
+			    !has_owner(gone, nr_gone, d->owner))
+				gone[nr_gone++] = d->owner;
+		}
+	}
+	free(states);
+	for (int i = 0; i < nr_gone; i++) {
+		s->skel->bss->forget_owner = gone[i];
+		lru_run_on_each_cpu(s, s->skel->progs.forget_device);
+	}
+	s->skel->bss->forget_owner = 0;
+	free(gone);
+	return 0;
+}
+
+int lru_forget_devices(struct lru_session *s, bool (*exists)(uint32_t kdev))
+{
+	int fd = bpf_map__fd(s->skel->maps.dev_stats);
+	__u32 key, next, *prev = NULL, drop[BHSCOPE_MAX_DEVS];
+	int nr_drop = 0;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (!exists(key) && nr_drop < BHSCOPE_MAX_DEVS)
+			drop[nr_drop++] = key;
+	}
+	for (int i = 0; i < nr_drop; i++)
+		bpf_map_delete_elem(fd, &drop[i]);
+	return forget_buckets(s, exists);
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/record_exec.h"
+#include "lib/ticker.h"
+
+/* Output kept for parsing; the rest is still echoed, then dropped. */
+#define EXEC_MAX_OUT	(4UL << 20)
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Child: runs argv, or writes errno into the close-on-exec pipe and exits. */
+static void child(char *const argv[], int out_fd, int err_pipe)
+{
+	int e;
+
+	if (dup2(out_fd, STDOUT_FILENO) < 0)
+		goto fail;
+	close(out_fd);
+	execvp(argv[0], argv);
+fail:
+	e = errno;
+	if (write(err_pipe, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static int append(struct exec_result *r, const char *buf, size_t n)
+{
+	char *p;
+
+	if (r->out_len + n > EXEC_MAX_OUT)
+		n = EXEC_MAX_OUT - r->out_len;
+	if (!n)
+		return 0;
+	p = realloc(r->out, r->out_len + n + 1);
+	if (!p)
+		return -1;
+	memcpy(p + r->out_len, buf, n);
+	r->out = p;
+	r->out_len += n;
+	p[r->out_len] = '\0';
+	return 0;
+}
+
+/*
+ * A terminal's Ctrl-C reaches the workload too; a SIGINT or SIGTERM sent
+ * to bhscope alone is passed on, so that it ends its run early as well.
+ */
+static void pass_stop_on(pid_t pid, bool *passed)
+{
+	if (*passed || !ticker_stopped())
+		return;
+	kill(pid, SIGINT);
+	*passed = true;
+}
+
+static void drain(int fd, pid_t pid, bool echo, struct exec_result *r)
+{
+	bool passed = false;
+	char buf[16384];
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR) {
+			pass_stop_on(pid, &passed);
+			continue;
+		}
+		if (n <= 0)
+			break;
+		if (echo && fwrite(buf, 1, n, stdout) != (size_t)n)
+			echo = false;
+		append(r, buf, n);
+	}
+	if (echo)
+		fflush(stdout);
+}
+
+static void reap(pid_t pid, struct exec_result *r)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return;
+	if (WIFSIGNALED(status)) {
+		r->signal = WTERMSIG(status);
+		r->exit_status = 128 + r->signal;
+	} else {
+		r->exit_status = WEXITSTATUS(status);
+	}
+}
+
+int exec_run(char *const argv[], bool echo, struct exec_result *r)
+{
+	int out[2], errp[2], child_errno = 0;
+	double t0;
+	pid_t pid;
+	ssize_t n;
+
+	memset(r, 0, sizeof(*r));
+	if (pipe2(out, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
+		snprintf(r->error, sizeof(r->error), "pipe: %s", strerror(errno));
+		r->exit_status = 127;
+		return -1;
+	}
+	fflush(stdout);
+	t0 = now_s();
+	pid = fork();
+	if (pid == 0) {
+		close(out[0]);
+		close(errp[0]);
+		child(argv, out[1], errp[1]);
+	}
+	close(out[1]);
+	close(errp[1]);
+	if (pid < 0) {
+		snprintf(r->error, sizeof(r->error), "fork: %s", strerror(errno));
+		close(out[0]);
+		close(errp[0]);
+		r->exit_status = 127;
+		return -1;
+	}
+	drain(out[0], pid, echo, r);
+	close(out[0]);
+	reap(pid, r);
+	r->wall_s = now_s() - t0;
+	do
+		n = read(errp[0], &child_errno, sizeof(child_errno));
+	while (n < 0 && errno == EINTR);
+	close(errp[0]);
+	if (n == sizeof(child_errno)) {
+		snprintf(r->error, sizeof(r->error), "cannot run '%s': %s",
+			 argv[0], strerror(child_errno));
+		r->exit_status = 127;
+		return -1;
+	}
+	return 0;
+}
+
+void exec_result_free(struct exec_result *r)
+{
+	free(r->out);
+	r->out = NULL;
+	r->out_len = 0;
+}
+
+const char *exec_signal_name(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "signal %d", sig);
+	return buf;
+}

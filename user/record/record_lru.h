@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The buffer-head LRU figures of a record, through the LRU tracer's
+ * load/snapshot API (lru_load.h): loaded once, read before and after each
+ * run, the run's interval reported as `bhscope lru -C -j` would.
+ */
+#ifndef BHSCOPE_RECORD_LRU_H
+#define BHSCOPE_RECORD_LRU_H
+
+#include <json-c/json.h>
+#include <stdint.h>
+
+#include "lib/probe_status.h"
+
+/*
+ * Loads the LRU tracer for kdev (0: every device) with a what-if curve up
+ * to whatif (0: none); st says whether it runs, and if not why.
+ */
+void record_lru_start(uint32_t kdev, int whatif, struct probe_status *st);
+void record_lru_run_begin(void);
+/* The run's LRU figures (schema bhscope.lru/1, per CPU), or NULL. */
+struct json_object *record_lru_run_end(double wall_s);
+void record_lru_stop(void);
+
+#endif /* BHSCOPE_RECORD_LRU_H */

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tracers a record runs its workload under: attached once before the
+ * first run, read before and after each run (the difference is that run's
+ * figures), detached after the last. A tracer that cannot load is reported
+ * in the record with its reason; the workload still runs.
+ */
+#ifndef BHSCOPE_RECORD_TRACE_H
+#define BHSCOPE_RECORD_TRACE_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "jbd2/jbd2_report.h"
+#include "jbd2/jbd2_snapshot.h"
+
+struct jbd2_bpf;
+
+struct record_trace {
+	/* asked for */
+	bool want_jbd2;
+	bool want_lru;
+	int whatif;			/* LRU sizes to predict up to, 0 = off */
+	uint32_t kdev;			/* only this device, 0 = every one */
+
+	/* what loaded, and why not */
+	struct probe_status jbd2;
+	struct probe_status lru;
+	struct jbd2_report_ctx jctx;
+	struct jbd2_bpf *jbd2_skel;
+	int nr_cpus;
+
+	struct jbd2_snapshot before;
+};
+
+/* Loads and attaches what was asked for; never fails the record itself. */
+void record_trace_start(struct record_trace *t);
+
+/* Reads the counters at the start of a run. */
+void record_trace_run_begin(struct record_trace *t);
+
+/*
+ * Reads them again and adds the run's figures to run as "jbd2" and "lru"
+ * (null when not traced).
+ */
+void record_trace_run_end(struct record_trace *t, struct json_object *run,
+			  double wall_s);
+
+/* {"jbd2":{"enabled":..,"available":..,"reason":..}, "lru":{...}} */
+struct json_object *record_trace_json(const struct record_trace *t);
+
+void record_trace_stop(struct record_trace *t);
+
+#endif /* BHSCOPE_RECORD_TRACE_H */

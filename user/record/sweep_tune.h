@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Setting a sweep's tunables and putting them back: the LRU size through
+ * bhtune.ko; the batch times through bhtune when loaded, else by remounting
+ * the target ext4 with min_batch_time/max_batch_time. The original values
+ * are restored at the end, on failure and after Ctrl-C.
+ */
+#ifndef BHSCOPE_SWEEP_TUNE_H
+#define BHSCOPE_SWEEP_TUNE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "record/record_target.h"
+
+struct sweep_tune {
+	struct record_target target;
+	bool batch_by_bhtune;		/* else by remount */
+	long orig_lru;
+	long orig_min, orig_max;	/* bhtune's, or the filesystem's */
+	bool lru_set, batch_set;	/* something to restore */
+};
+
+/*
+ * Checks the tunables can be set (bhtune loaded for the LRU size; bhtune
+ * or an ext4 target for the batch times) and saves their values. Returns 0
+ * or -1 with a one-line reason in err.
+ */
+int sweep_tune_prepare(struct sweep_tune *st, const char *dir, bool lru,
+		       bool batch, char *err, size_t errlen);
+
+/* Sets what is >= 0 (-1: leave as is). 0, or -1 after a one-line error. */
+int sweep_tune_apply(struct sweep_tune *st, long lru_size, long min_us,
+		     long max_us);
+
+/* Puts back what was changed; safe to call more than once. */
+int sweep_tune_restore(struct sweep_tune *st);
+
+#endif /* BHSCOPE_SWEEP_TUNE_H */

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The /metrics endpoint: libmicrohttpd with its own polling thread.
+ * GET or HEAD /metrics renders the exposition, / is a landing page, any
+ * other path is 404 and any other method 405. libmicrohttpd itself answers
+ * requests whose headers do not fit the connection's memory (431).
+ */
+#ifndef BHSCOPE_SERVE_HTTP_H
+#define BHSCOPE_SERVE_HTTP_H
+
+#include <stddef.h>
+
+#include "serve/prom.h"
+#include "serve/serve.h"
+
+/* Memory per connection: request headers beyond it get 431. */
+#define SERVE_HTTP_CONN_MEMORY	(16 * 1024)
+#define SERVE_HTTP_MAX_CONNS	64
+#define SERVE_HTTP_TIMEOUT_S	30
+
+struct serve_http;
+
+/* Renders the exposition into out; called from the HTTP thread. */
+typedef void (*serve_http_render_fn)(void *arg, struct prom_buf *out);
+
+
+/*
+ * Binds spec and listens, before anything slow is loaded, so a taken port
+ * fails at once. Returns NULL with a one-line reason in err when the
+ * address is invalid or cannot be bound.
+ */
+struct serve_http *serve_http_bind(const char *spec, char *err, size_t errlen);
+
+/* Starts answering on the bound socket. 0, or -1 with a reason in err. */
+int serve_http_run(struct serve_http *h, serve_http_render_fn render, void *arg,
+		   struct serve_counters *counters, char *err, size_t errlen);
+
+/* The address really bound, "127.0.0.1:9747" or "[::1]:9747". */
+const char *serve_http_address(const struct serve_http *h);
+
+/* Stops the thread, closes every connection and the socket (NULL is fine). */
+void serve_http_stop(struct serve_http *h);
+
+#endif /* BHSCOPE_SERVE_HTTP_H */

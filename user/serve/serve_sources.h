@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The sources of bhscope serve and the helpers they share. */
+#ifndef BHSCOPE_SERVE_SOURCES_H
+#define BHSCOPE_SERVE_SOURCES_H
+
+#include "serve/serve.h"
+
+struct bpf_object_skeleton;
+
+extern struct serve_source serve_jbd2_source;
+extern struct serve_source serve_lru_source;
+
+/* Why the program named prog (its C name) is not attached. */
+typedef const char *(*serve_probe_why_fn)(const char *prog, void *arg);
+
+/*
+ * One probe per program of an opened (maybe loaded) skeleton: up when it
+ * has a link; the others get their reason from why.
+ */
+void serve_probes_from_skeleton(struct serve_source *src,
+				const struct bpf_object_skeleton *s,
+				serve_probe_why_fn why, void *arg);
+
+/* The maps named in names (NULL-terminated), for the health families. */
+void serve_maps_from_skeleton(struct serve_source *src,
+			      const struct bpf_object_skeleton *s,
+			      const char *const *names);
+
+/*
+ * Every program of s (only opened; may be NULL) down for the same reason,
+ * for a source that could not start at all.
+ */
+void serve_probes_all_down(struct serve_source *src,
+			   const struct bpf_object_skeleton *s,
+			   const char *why);
+
+#endif /* BHSCOPE_SERVE_SOURCES_H */
