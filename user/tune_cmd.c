@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -98,79 +97,33 @@ static const struct argp tune_argp = {
 	.doc = tune_doc,
 };
 
-/* The values bhtune imposes on journals, when it is loaded. */
-struct bhtune_state {
-	bool loaded;
-	long lru_size, batch_min_us, batch_max_us;
-	char batch_dev[32];
-};
-
-static void bhtune_state_read(struct bhtune_state *b)
-{
-	FILE *f;
-
-	memset(b, 0, sizeof(*b));
-	b->loaded = bhtune_loaded();
-	if (!b->loaded)
-		return;
-	if (bhtune_param_get("lru_size", &b->lru_size))
-		b->lru_size = -1;
-	if (bhtune_param_get("batch_min_us", &b->batch_min_us))
-		b->batch_min_us = -1;
-	if (bhtune_param_get("batch_max_us", &b->batch_max_us))
-		b->batch_max_us = -1;
-	f = fopen(BHTUNE_PARAMS_DIR "/batch_dev", "r");
-	if (f) {
-		if (fgets(b->batch_dev, sizeof(b->batch_dev), f))
-			b->batch_dev[strcspn(b->batch_dev, "\n")] = '\0';
-		fclose(f);
-	}
-}
-
-/* The "MAJOR:MINOR" of a journal's filesystem device, "" if unknown. */
-static void journal_numbers(const struct journal_tunables *j, char *buf,
-			    size_t len)
-{
-	char path[128], line[32];
-	FILE *f;
-
-	buf[0] = '\0';
-	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", j->dev);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	if (fgets(line, sizeof(line), f))
-		snprintf(buf, len, "%.*s", (int)strcspn(line, "\n"), line);
-	fclose(f);
-}
-
-/* Applies bhtune's overrides to what the filesystem set. */
-static const char *effective(const struct bhtune_state *b,
+/* bhtune's batch times over what the filesystem set, and from where. */
+static const char *effective(const struct bhtune_params *b,
 			     struct journal_tunables *j)
 {
 	char nums[32];
 
-	if (!b->loaded || (b->batch_min_us < 0 && b->batch_max_us < 0))
-		return j->from_ext4 ? "ext4" : "jbd2 default";
-	journal_numbers(j, nums, sizeof(nums));
-	if (b->batch_dev[0] && strcmp(b->batch_dev, nums))
-		return j->from_ext4 ? "ext4" : "jbd2 default";
-	if (b->batch_min_us >= 0)
-		j->min_batch_us = b->batch_min_us;
-	if (b->batch_max_us >= 0)
-		j->max_batch_us = b->batch_max_us;
-	return "bhtune";
+	tunables_dev_numbers(j->dev, nums, sizeof(nums));
+	if (journal_apply_bhtune(j, b, nums))
+		return "bhtune";
+	return j->from == TUNABLES_EXT4_OPTIONS ? "ext4" : "jbd2 default";
+}
+
+/* A parameter as tune shows it: -1 when unreadable. */
+static long shown(long v)
+{
+	return v == BHTUNE_ABSENT ? -1 : v;
 }
 
 static int show(const struct tune_opts *o)
 {
 	struct journal_tunables *js;
-	struct bhtune_state b;
+	struct bhtune_params b;
 	const char *why = bhtune_unavailable_reason();
 	char slots_why[256];
 	int n, slots;
 
-	bhtune_state_read(&b);
+	bhtune_params_read(&b);
 	slots = lru_kernel_slots(slots_why, sizeof(slots_why));
 	n = journals_list(&js);
 	if (n < 0) {
@@ -187,14 +140,14 @@ static int show(const struct tune_opts *o)
 		if (!b.loaded && why)
 			json_object_object_add(bo, "unavailable", json_object_new_string(why));
 		if (b.loaded) {
-			json_object_object_add(bo, "lru_size", json_object_new_int64(b.lru_size));
-			json_object_object_add(bo, "batch_min_us", json_object_new_int64(b.batch_min_us));
-			json_object_object_add(bo, "batch_max_us", json_object_new_int64(b.batch_max_us));
+			json_object_object_add(bo, "lru_size", json_object_new_int64(shown(b.lru_size)));
+			json_object_object_add(bo, "batch_min_us", json_object_new_int64(shown(b.batch_min_us)));
+			json_object_object_add(bo, "batch_max_us", json_object_new_int64(shown(b.batch_max_us)));
 			json_object_object_add(bo, "batch_dev", json_object_new_string(b.batch_dev));
 		}
 		json_object_object_add(root, "bhtune", bo);
 		jo = json_object_new_object();
-		json_object_object_add(jo, "value", b.loaded ? json_object_new_int64(b.lru_size) :
+		json_object_object_add(jo, "value", b.loaded ? json_object_new_int64(shown(b.lru_size)) :
 				       slots > 0 ? json_object_new_int(slots) : NULL);
 		json_object_object_add(jo, "from", json_object_new_string(b.loaded ? "bhtune" : "kernel"));
 		json_object_object_add(root, "lru_size", jo);
@@ -222,13 +175,13 @@ static int show(const struct tune_opts *o)
 
 	if (b.loaded)
 		printf("bhtune.ko: loaded; batch_min_us %ld, batch_max_us %ld (-1: each filesystem's own), batch_dev %s\n",
-		       b.batch_min_us, b.batch_max_us,
+		       shown(b.batch_min_us), shown(b.batch_max_us),
 		       b.batch_dev[0] ? b.batch_dev : "all");
 	else
 		printf("bhtune.ko: not loaded%s%s\n", why ? ": " : "",
 		       why ? why : " (insmod kmod/bhtune.ko to tune the LRU size)");
 	if (b.loaded)
-		printf("lru_size: %ld (bhtune's per-CPU LRU)\n", b.lru_size);
+		printf("lru_size: %ld (bhtune's per-CPU LRU)\n", shown(b.lru_size));
 	else if (slots > 0)
 		printf("lru_size: %d (the kernel's BH_LRU_SIZE, fixed at build time)\n", slots);
 	else
@@ -324,22 +277,20 @@ static int remount_batch(const struct tune_opts *o, long min_us, long max_us)
 		return 1;
 	}
 	for (int i = 0; i < n; i++) {
-		char data[128];
+		long min = min_us >= 0 ? min_us : js[i].min_batch_us;
+		long max = max_us >= 0 ? max_us : js[i].max_batch_us;
+		char data[128], err[1024];
 
 		if (o->dev && strcmp(o->dev, js[i].dev))
 			continue;
-		if (!js[i].from_ext4 || !js[i].mnt[0])
+		if (js[i].from != TUNABLES_EXT4_OPTIONS || !js[i].mnt[0])
 			continue;	/* not an ext4 we can remount */
-		snprintf(data, sizeof(data), "min_batch_time=%ld,max_batch_time=%ld",
-			 min_us >= 0 ? min_us : js[i].min_batch_us,
-			 max_us >= 0 ? max_us : js[i].max_batch_us);
-		/* MS_REMOUNT keeps every other option; ext4 re-reads these. */
-		if (mount(NULL, js[i].mnt, NULL, MS_REMOUNT | MS_SILENT, data)) {
-			fprintf(stderr, "bhscope: remount of %s with %s failed: %s\n",
-				js[i].mnt, data, strerror(errno));
+		if (journal_remount_batch(js[i].mnt, min, max, err, sizeof(err))) {
+			fprintf(stderr, "bhscope: %s\n", err);
 			rc = 1;
 			continue;
 		}
+		journal_batch_options(min, max, data, sizeof(data));
 		printf("%s (%s): %s (remount)\n", js[i].mnt, js[i].dev, data);
 		done++;
 	}

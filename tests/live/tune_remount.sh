@@ -49,4 +49,12 @@ rc=0
 check unknown_device_refused test "$rc" -eq 1
 check unchanged_after_errors test "$(opt min_batch_time),$(opt max_batch_time)" = 0,15000
 check show_without_module_says_why bash -c '"$0" tune | head -n 1 | grep -q "^bhtune.ko: not loaded"' "$BHSCOPE"
+
+# The remount repeats the mount's flags, as mount(8) would: MS_REMOUNT
+# alone would make it writable again and clear noatime, nosuid, nodev.
+mount -o remount,ro,noatime,nosuid,nodev "$MNT"
+flags=$(findmnt -n -o VFS-OPTIONS "$MNT")
+"$BHSCOPE" tune set -d "$LOOPNAME" batch_min_us=700 > /dev/null
+check remount_keeps_mount_flags test "$(findmnt -n -o VFS-OPTIONS "$MNT")" = "$flags"
+check remount_sets_read_only_fs test "$(opt min_batch_time)" = 700
 finish

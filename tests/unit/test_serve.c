@@ -16,7 +16,6 @@
 #include "serve/serve_config.h"
 #include "serve/serve_devices.h"
 #include "serve/serve_http.h"
-#include "serve/serve_tunables.h"
 
 static void config_lines_set_fields_and_report_them(void **state)
 {

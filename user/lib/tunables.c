@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <mntent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,43 +23,86 @@ const char *bhtune_unavailable_reason(void)
 	return NULL;
 }
 
-int bhtune_param_get(const char *name, long *value)
+/* The first line of a small file, without its newline. */
+static int read_line(const char *path, char *buf, size_t len)
 {
-	char path[256], buf[64], *end;
-	FILE *f;
+	FILE *f = fopen(path, "r");
 
-	snprintf(path, sizeof(path), "%s/%s", BHTUNE_PARAMS_DIR, name);
-	f = fopen(path, "r");
 	if (!f)
 		return -errno;
-	if (!fgets(buf, sizeof(buf), f)) {
+	if (!fgets(buf, len, f)) {
 		fclose(f);
 		return -EIO;
 	}
 	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+int bhtune_param_get(const char *name, long *value)
+{
+	char path[512], buf[64], *end;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s", BHTUNE_PARAMS_DIR, name);
+	err = read_line(path, buf, sizeof(buf));
+	if (err)
+		return err;
 	errno = 0;
 	*value = strtol(buf, &end, 10);
-	if (errno || end == buf || (*end && *end != '\n'))
+	if (errno || end == buf || *end)
 		return -EINVAL;
 	return 0;
 }
 
-int bhtune_param_set(const char *name, const char *value)
+static long param_or_absent(const char *name)
 {
-	char path[256];
-	ssize_t n;
-	int fd, err = 0;
+	long v;
 
-	snprintf(path, sizeof(path), "%s/%s", BHTUNE_PARAMS_DIR, name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	/* The module validates: a refused value fails the write itself. */
-	n = write(fd, value, strlen(value));
+	return bhtune_param_get(name, &v) ? BHTUNE_ABSENT : v;
+}
+
+void bhtune_params_read(struct bhtune_params *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->loaded = bhtune_loaded();
+	b->lru_size = param_or_absent("lru_size");
+	b->batch_min_us = param_or_absent("batch_min_us");
+	b->batch_max_us = param_or_absent("batch_max_us");
+	if (read_line(BHTUNE_PARAMS_DIR "/batch_dev", b->batch_dev,
+		      sizeof(b->batch_dev)))
+		b->batch_dev[0] = '\0';
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+int bhtune_params_list(struct bhtune_param **out)
+{
+	struct bhtune_param *list;
+	struct dirent **names;
+	int n, nr = 0;
+
+	*out = NULL;
+	n = scandir(BHTUNE_PARAMS_DIR, &names, NULL, by_name);
 	if (n < 0)
-		err = -errno;
-	close(fd);
-	return err;
+		return errno == ENOENT ? 0 : -errno;
+	list = calloc(n + 1, sizeof(*list));
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+
+		if (list && name[0] != '.' && strlen(name) < sizeof(list->name) &&
+		    !bhtune_param_get(name, &list[nr].value))
+			strcpy(list[nr++].name, name);
+		free(names[i]);
+	}
+	free(names);
+	if (!list)
+		return -ENOMEM;
+	*out = list;
+	return nr;
 }
 
 long options_value(const char *options, const char *key)
@@ -83,6 +125,43 @@ long options_value(const char *options, const char *key)
 		p += klen;
 	}
 	return -1;
+}
+
+void journal_tunables_parse(const char *options, struct journal_tunables *j)
+{
+	long v;
+
+	j->min_batch_us = JBD2_DEFAULT_MIN_BATCH_US;
+	j->max_batch_us = JBD2_DEFAULT_MAX_BATCH_US;
+	j->commit_s = JBD2_DEFAULT_COMMIT_S;
+	j->from = TUNABLES_DEFAULT;
+	if (!options)
+		return;
+	if ((v = options_value(options, "min_batch_time")) >= 0)
+		j->min_batch_us = v;
+	if ((v = options_value(options, "max_batch_time")) >= 0)
+		j->max_batch_us = v;
+	if ((v = options_value(options, "commit")) >= 0)
+		j->commit_s = v;
+}
+
+bool journal_tunables_read(const char *dev, struct journal_tunables *j)
+{
+	char path[256], text[8192];
+	size_t n;
+	FILE *f;
+
+	journal_tunables_parse(NULL, j);
+	snprintf(path, sizeof(path), "/proc/fs/ext4/%s/options", dev);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	journal_tunables_parse(text, j);
+	j->from = TUNABLES_EXT4_OPTIONS;
+	return true;
 }
 
 /* jbd2 names inode journals "<dev>-<inode>"; external ones "<dev>". */
@@ -118,29 +197,6 @@ static void find_mount(struct journal_tunables *j)
 	endmntent(f);
 }
 
-static void read_batch_times(struct journal_tunables *j)
-{
-	char path[256], text[4096];
-	size_t n;
-	FILE *f;
-
-	j->min_batch_us = JBD2_DEFAULT_MIN_BATCH_US;
-	j->max_batch_us = JBD2_DEFAULT_MAX_BATCH_US;
-	snprintf(path, sizeof(path), "/proc/fs/ext4/%s/options", j->dev);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = '\0';
-	/* ext4 lists both, defaults included. */
-	if (options_value(text, "min_batch_time") >= 0) {
-		j->min_batch_us = options_value(text, "min_batch_time");
-		j->max_batch_us = options_value(text, "max_batch_time");
-		j->from_ext4 = true;
-	}
-}
-
 static int by_dev(const void *a, const void *b)
 {
 	return strcmp(((const struct journal_tunables *)a)->dev,
@@ -170,11 +226,36 @@ int journals_list(struct journal_tunables **out)
 		memset(&list[n], 0, sizeof(list[n]));
 		journal_fs_dev(e->d_name, list[n].dev, sizeof(list[n].dev));
 		find_mount(&list[n]);
-		read_batch_times(&list[n]);
+		journal_tunables_read(list[n].dev, &list[n]);
 		n++;
 	}
 	closedir(d);
 	qsort(list, n, sizeof(*list), by_dev);
 	*out = list;
 	return n;
+}
+
+void tunables_dev_numbers(const char *dev, char *buf, size_t len)
+{
+	char path[128], line[32];
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", dev);
+	if (!read_line(path, line, sizeof(line)))
+		snprintf(buf, len, "%s", line);
+}
+
+bool journal_apply_bhtune(struct journal_tunables *j,
+			  const struct bhtune_params *b, const char *numbers)
+{
+	if (b->batch_min_us < 0 && b->batch_max_us < 0)
+		return false;
+	if (b->batch_dev[0] && numbers && strcmp(b->batch_dev, numbers))
+		return false;
+	if (b->batch_min_us >= 0)
+		j->min_batch_us = b->batch_min_us;
+	if (b->batch_max_us >= 0)
+		j->max_batch_us = b->batch_max_us;
+	j->from = TUNABLES_BHTUNE;
+	return true;
 }

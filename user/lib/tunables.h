@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The tunables bhscope knows: bhtune.ko's parameters (the LRU size and the
- * jbd2 batch times it imposes) and each mounted journal's own batch times
- * (ext4's min_batch_time / max_batch_time, µs). One place reads and writes
- * them for tune, record, sweep and serve.
+ * The tunables bhscope knows, and the one place that reads and writes them
+ * for tune, record, sweep and serve:
+ *  - bhtune.ko's parameters (the LRU size, and the jbd2 batch times it
+ *    imposes on every journal or on the one of batch_dev);
+ *  - each journal's own batch times and commit interval (ext4's
+ *    min_batch_time, max_batch_time and commit options).
+ * Reading is tunables.c; writing (bhtune's parameters, an ext4 remount)
+ * is tunables_set.c.
  */
 #ifndef BHSCOPE_TUNABLES_H
 #define BHSCOPE_TUNABLES_H
@@ -13,11 +17,18 @@
 
 #define BHTUNE_PARAMS_DIR	"/sys/module/bhtune/parameters"
 
-/* jbd2's and ext4's defaults (journal_init_common, EXT4_DEF_*_BATCH_TIME). */
+/*
+ * jbd2's and ext4's defaults (journal_init_common, EXT4_DEF_*_BATCH_TIME,
+ * JBD2_DEFAULT_MAX_COMMIT_AGE), in force where no ext4 option says more.
+ */
 #define JBD2_DEFAULT_MIN_BATCH_US	0
 #define JBD2_DEFAULT_MAX_BATCH_US	15000
+#define JBD2_DEFAULT_COMMIT_S		5
 
-/* True when bhtune.ko is loaded. */
+/* A bhtune parameter that is not there (module absent, or older). */
+#define BHTUNE_ABSENT	(-1000000000L)
+
+/* True when bhtune.ko is loaded (its parameters directory exists). */
 bool bhtune_loaded(void);
 
 /*
@@ -29,27 +40,101 @@ const char *bhtune_unavailable_reason(void);
 /* Reads a numeric parameter. Returns 0, or a negative errno. */
 int bhtune_param_get(const char *name, long *value);
 
-/* Writes a parameter. Returns 0, or a negative errno (-EINVAL: refused). */
-int bhtune_param_set(const char *name, const char *value);
+/* bhtune's parameters, as one snapshot. */
+struct bhtune_params {
+	bool loaded;		/* the parameters directory exists */
+	long lru_size;		/* BHTUNE_ABSENT when not there */
+	long batch_min_us;	/* -1: each filesystem's own; or ABSENT */
+	long batch_max_us;
+	char batch_dev[32];	/* "MAJOR:MINOR" of the one journal, "": all */
+};
 
+void bhtune_params_read(struct bhtune_params *b);
+
+/* One numeric parameter, for listing them all. */
+struct bhtune_param {
+	char name[64];
+	long value;
+};
+
+/*
+ * Every readable numeric parameter, by name. Returns the count (and *out,
+ * to free; 0 when bhtune is not loaded), or a negative errno.
+ */
+int bhtune_params_list(struct bhtune_param **out);
+
+/* Where a journal's batch times come from. */
+enum tunables_from {
+	TUNABLES_DEFAULT,		/* jbd2's defaults */
+	TUNABLES_EXT4_OPTIONS,		/* /proc/fs/ext4/<dev>/options */
+	TUNABLES_MOUNT_OPTIONS,		/* the mount's super options */
+	TUNABLES_BHTUNE,		/* bhtune.ko imposes them */
+};
+
+/* A journal's batch times (µs) and commit interval (s). */
 struct journal_tunables {
 	char dev[64];		/* the filesystem's device, as jbd2 names it */
 	char mnt[512];		/* a mount point, "" when not found */
 	long min_batch_us;
 	long max_batch_us;
-	bool from_ext4;		/* from /proc/fs/ext4/<dev>/options, else defaults */
+	long commit_s;
+	enum tunables_from from;
 };
-
-/*
- * Every journal in /proc/fs/jbd2, with its filesystem's batch times.
- * Returns the count (and *out, to free), or a negative errno.
- */
-int journals_list(struct journal_tunables **out);
 
 /*
  * A non-negative numeric key=value option from a list split by commas or
  * whitespace (/proc/fs/ext4/<dev>/options, mount options); -1 if absent.
  */
 long options_value(const char *options, const char *key);
+
+/* jbd2's defaults, then what an option list sets of them. */
+void journal_tunables_parse(const char *options, struct journal_tunables *j);
+
+/*
+ * The batch times of the ext4 on dev ("loop0") from its options file (ext4
+ * lists every option there, defaults included); jbd2's defaults and false
+ * when there is no such file. Sets neither dev nor mnt.
+ */
+bool journal_tunables_read(const char *dev, struct journal_tunables *j);
+
+/*
+ * Every journal in /proc/fs/jbd2, with its filesystem's batch times and a
+ * mount point. Returns the count (and *out, to free), or a negative errno.
+ */
+int journals_list(struct journal_tunables **out);
+
+/* The "MAJOR:MINOR" of a block device ("loop0"), "" if unknown. */
+void tunables_dev_numbers(const char *dev, char *buf, size_t len);
+
+/*
+ * Applies bhtune's batch times to a journal whose device is numbers
+ * ("MAJOR:MINOR"; NULL: not known): those set (>= 0), when batch_dev is
+ * empty or names that device. Returns whether they did.
+ */
+bool journal_apply_bhtune(struct journal_tunables *j,
+			  const struct bhtune_params *b, const char *numbers);
+
+/* Writes a parameter. Returns 0, or a negative errno (-EINVAL: refused). */
+int bhtune_param_set(const char *name, const char *value);
+
+/* The same with a number. */
+int bhtune_param_set_long(const char *name, long value);
+
+/* "min_batch_time=MIN,max_batch_time=MAX": the options a remount sets. */
+void journal_batch_options(long min_us, long max_us, char *buf, size_t len);
+
+/*
+ * Whether a journal may be given these batch times: every remount goes
+ * through this one check. Returns 0, or -1 with a one-line reason in why.
+ */
+int journal_batch_check(long min_us, long max_us, char *why, size_t len);
+
+/*
+ * Remounts the ext4 mounted on mnt with these batch times (mount(2); the
+ * mount's flags are kept, and ext4 keeps the options not named). Returns
+ * 0, or -1 with a one-line reason in err.
+ */
+int journal_remount_batch(const char *mnt, long min_us, long max_us,
+			  char *err, size_t errlen);
 
 #endif /* BHSCOPE_TUNABLES_H */

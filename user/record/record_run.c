@@ -219,7 +219,8 @@ static int find_target(const struct record_opts *o, struct record_target *t,
 
 static struct json_object *header(const struct record_opts *o,
 				  const struct record_target *t,
-				  const struct record_tunables *tun)
+				  const struct journal_tunables *batch,
+				  const struct bhtune_params *bhtune)
 {
 	struct json_object *rec = json_object_new_object();
 	char when[32];
@@ -233,7 +234,7 @@ static struct json_object *header(const struct record_opts *o,
 				json_object_new_string(o->label) : NULL);
 	json_object_object_add(rec, "host", record_host_json());
 	json_object_object_add(rec, "target", t ? record_target_json(t) : NULL);
-	json_object_object_add(rec, "tunables", record_tunables_json(tun));
+	json_object_object_add(rec, "tunables", record_tunables_json(batch, bhtune));
 	if (o->sweep)
 		json_object_object_add(rec, "sweep", json_object_get(o->sweep));
 	return rec;
@@ -259,7 +260,8 @@ int record_main(const struct record_opts *o)
 	struct record_trace tr = { .want_jbd2 = o->jbd2, .want_lru = o->lru,
 				   .whatif = o->whatif };
 	struct json_object *rec, *runs;
-	struct record_tunables tun;
+	struct journal_tunables batch;
+	struct bhtune_params bhtune;
 	struct record_target t;
 	bool have_target, ok = true;
 	char **argv;
@@ -270,8 +272,8 @@ int record_main(const struct record_opts *o)
 	argv = workload_argv(o);
 	if (!argv)
 		return 1;
-	record_tunables_read(have_target ? &t : NULL, &tun);
-	rec = header(o, have_target ? &t : NULL, &tun);
+	record_tunables_read(have_target ? &t : NULL, &batch, &bhtune);
+	rec = header(o, have_target ? &t : NULL, &batch, &bhtune);
 	if (have_target && t.device[0])
 		tr.kdev = record_target_kdev(&t);
 	record_trace_start(&tr);

@@ -14,8 +14,4 @@
 /* The kernel's BH_LRU_SIZE (fs/buffer.c), in force when bhtune is absent. */
 #define RECORD_KERNEL_LRU_SIZE	16
 
-/* ext4's defaults for min_batch_time and max_batch_time, in microseconds. */
-#define RECORD_EXT4_MIN_BATCH_US	0
-#define RECORD_EXT4_MAX_BATCH_US	15000
-
 #endif /* BHSCOPE_RECORD_SCHEMA_H */

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct record_target {
 	char dir[PATH_MAX];		/* as resolved by realpath */

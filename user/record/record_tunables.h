@@ -1,41 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The tunables in force for a run: the buffer-head LRU size and the jbd2
- * batch times, from bhtune.ko when it is loaded, else from the target
- * filesystem (ext4 options) and the kernel's defaults, each with its source.
+ * The tunables in force for a run, as its record says them: the
+ * buffer-head LRU size and the jbd2 batch times, from bhtune.ko when it is
+ * loaded, else from the target filesystem (ext4 options, mount options)
+ * and the kernel's defaults, each with its source. lib/tunables reads them.
  */
 #ifndef BHSCOPE_RECORD_TUNABLES_H
 #define BHSCOPE_RECORD_TUNABLES_H
 
 #include <json-c/json.h>
-#include <stdbool.h>
 
+#include "lib/tunables.h"
 #include "record/record_target.h"
 
-
-struct record_tunables {
-	long lru_size;
-	const char *lru_size_from;	/* "bhtune" or "kernel-default" */
-	long min_batch_us, max_batch_us;
-	const char *batch_from;		/* "bhtune", "ext4-options",
-					   "mount-options" or "default" */
-	bool bhtune;			/* the module is loaded */
-	long bhtune_min_us, bhtune_max_us; /* -1: the fs's own; or ABSENT */
-};
-
-/* What bhtune_param_read returns for a parameter that is not there. */
-#define BHTUNE_ABSENT	(-1000000000L)
-
 /*
- * Reads a numeric bhtune parameter (batch times may be -1: "each
- * filesystem's own"); BHTUNE_ABSENT when absent or unreadable.
+ * The target's batch times (target may be NULL: no filesystem known),
+ * bhtune's applied over them, and bhtune's parameters.
  */
-long bhtune_param_read(const char *name);
-
-/* Fills t for the target (which may be NULL: no filesystem known). */
 void record_tunables_read(const struct record_target *target,
-			  struct record_tunables *t);
+			  struct journal_tunables *j, struct bhtune_params *b);
 
-struct json_object *record_tunables_json(const struct record_tunables *t);
+/* The record's "tunables" object. */
+struct json_object *record_tunables_json(const struct journal_tunables *j,
+					 const struct bhtune_params *b);
 
 #endif /* BHSCOPE_RECORD_TUNABLES_H */

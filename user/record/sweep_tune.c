@@ -1,20 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "record/record_exec.h"
 #include "record/record_tunables.h"
 #include "record/sweep_tune.h"
-#include "lib/tunables.h"
 
 static int bhtune_write(const char *name, long v)
 {
-	char value[32];
-	int err;
+	int err = bhtune_param_set_long(name, v);
 
-	snprintf(value, sizeof(value), "%ld", v);
-	err = bhtune_param_set(name, value);
 	if (err)
 		fprintf(stderr, "bhscope: setting bhtune %s to %ld failed: %s\n",
 			name, v, strerror(-err));
@@ -23,45 +18,39 @@ static int bhtune_write(const char *name, long v)
 
 static int remount(const struct sweep_tune *st, long min_us, long max_us)
 {
-	char opts[128];
-	char *argv[] = { "mount", "-o", opts, (char *)st->target.mount_point,
-			 NULL };
-	struct exec_result r;
-	int ret;
+	char err[PATH_MAX + 256];
 
-	snprintf(opts, sizeof(opts), "remount,min_batch_time=%ld,max_batch_time=%ld",
-		 min_us, max_us);
-	ret = exec_run(argv, false, &r) || r.exit_status ? -1 : 0;
-	if (ret)
-		fprintf(stderr, "bhscope: mount -o %s %s failed%s%s\n", opts,
-			st->target.mount_point, r.error[0] ? ": " : "", r.error);
-	exec_result_free(&r);
-	return ret;
+	if (!journal_remount_batch(st->target.mount_point, min_us, max_us,
+				   err, sizeof(err)))
+		return 0;
+	fprintf(stderr, "bhscope: %s\n", err);
+	return -1;
 }
 
 int sweep_tune_prepare(struct sweep_tune *st, const char *dir, bool lru,
 		       bool batch, char *err, size_t errlen)
 {
-	struct record_tunables t;
+	struct journal_tunables j;
+	struct bhtune_params b;
 
 	memset(st, 0, sizeof(*st));
 	if (record_target_find(dir, &st->target, err, errlen))
 		return -1;
-	record_tunables_read(&st->target, &t);
-	if (lru && !t.bhtune) {
+	record_tunables_read(&st->target, &j, &b);
+	if (lru && b.lru_size == BHTUNE_ABSENT) {
 		snprintf(err, errlen,
 			 "--lru-size needs bhtune.ko, which is not loaded (no %s/lru_size); build kmod/ and insmod bhtune.ko",
 			 BHTUNE_PARAMS_DIR);
 		return -1;
 	}
-	st->orig_lru = t.lru_size;
+	st->orig_lru = b.lru_size;
 	if (!batch)
 		return 0;
-	st->batch_by_bhtune = t.bhtune_min_us != BHTUNE_ABSENT &&
-			      t.bhtune_max_us != BHTUNE_ABSENT;
+	st->batch_by_bhtune = b.batch_min_us != BHTUNE_ABSENT &&
+			      b.batch_max_us != BHTUNE_ABSENT;
 	if (st->batch_by_bhtune) {
-		st->orig_min = t.bhtune_min_us;
-		st->orig_max = t.bhtune_max_us;
+		st->orig_min = b.batch_min_us;
+		st->orig_max = b.batch_max_us;
 		return 0;
 	}
 	if (strcmp(st->target.fstype, "ext4")) {
@@ -70,8 +59,8 @@ int sweep_tune_prepare(struct sweep_tune *st, const char *dir, bool lru,
 			 st->target.mount_point, st->target.fstype);
 		return -1;
 	}
-	st->orig_min = t.min_batch_us;
-	st->orig_max = t.max_batch_us;
+	st->orig_min = j.min_batch_us;
+	st->orig_max = j.max_batch_us;
 	return 0;
 }
 

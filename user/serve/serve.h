@@ -126,7 +126,7 @@ struct serve_state {
 /* Renders the whole exposition into out (locks st). */
 void serve_render(struct serve_state *st, struct prom_buf *out);
 
-/* The tunables in force: batch times per journal, bhtune parameters. */
+/* The tunables in force: bhtune's parameters, when it is loaded. */
 void serve_tunables_collect(const struct serve_view *v, struct prom_buf *out);
 
 /* bhscope's own health: probes, BPF run time, lost events, process. */

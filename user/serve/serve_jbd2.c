@@ -15,9 +15,9 @@
 #include "jbd2/jbd2_load.h"
 #include "jbd2/jbd2_report.h"
 #include "lib/probe_status.h"
+#include "lib/tunables.h"
 #include "serve/serve_devices.h"
 #include "serve/serve_sources.h"
-#include "serve/serve_tunables.h"
 
 /* Histogram buckets written: slots outside fold into their neighbours. */
 #define COMMIT_FIRST_SLOT	4	/* le 16 µs */
@@ -308,7 +308,7 @@ static void write_journal_gauges(const struct jbd2_snapshot *snap,
 		{ "bhscope_jbd2_average_commit_seconds",
 		  "The kernel's running average commit time for the journal (j_average_commit_time, mirrored), once a commit was seen." },
 	};
-	struct serve_journal_tunables *t;
+	struct journal_tunables *t;
 
 	t = calloc(nr_devs + 1, sizeof(*t));
 	if (!t) {
@@ -316,7 +316,7 @@ static void write_journal_gauges(const struct jbd2_snapshot *snap,
 		return;
 	}
 	for (int i = 0; i < nr_devs; i++)
-		serve_journal_tunables_read(devs[i]->name, &t[i]);
+		journal_tunables_read(devs[i]->name, &t[i]);
 	for (size_t k = 0; k < sizeof(g) / sizeof(*g); k++) {
 		prom_family(out, g[k].name, PROM_GAUGE, g[k].help);
 		for (int i = 0; i < nr_devs; i++) {
