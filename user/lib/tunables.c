@@ -250,7 +250,7 @@ bool journal_apply_bhtune(struct journal_tunables *j,
 {
 	if (b->batch_min_us < 0 && b->batch_max_us < 0)
 		return false;
-	if (b->batch_dev[0] && numbers && strcmp(b->batch_dev, numbers))
+	if (b->batch_dev[0] && strcmp(b->batch_dev, numbers))
 		return false;
 	if (b->batch_min_us >= 0)
 		j->min_batch_us = b->batch_min_us;

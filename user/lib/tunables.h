@@ -108,7 +108,7 @@ void tunables_dev_numbers(const char *dev, char *buf, size_t len);
 
 /*
  * Applies bhtune's batch times to a journal whose device is numbers
- * ("MAJOR:MINOR"; NULL: not known): those set (>= 0), when batch_dev is
+ * ("MAJOR:MINOR", "" if unknown): those set (>= 0), when batch_dev is
  * empty or names that device. Returns whether they did.
  */
 bool journal_apply_bhtune(struct journal_tunables *j,

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
 #include <string.h>
 
 #include "record/record_schema.h"
@@ -24,10 +25,15 @@ static void batch_from_fs(const struct record_target *target,
 void record_tunables_read(const struct record_target *target,
 			  struct journal_tunables *j, struct bhtune_params *b)
 {
+	char numbers[32] = "";
+
 	memset(j, 0, sizeof(*j));
 	bhtune_params_read(b);
 	batch_from_fs(target, j);
-	journal_apply_bhtune(j, b, NULL);
+	if (target)
+		snprintf(numbers, sizeof(numbers), "%u:%u", target->major,
+			 target->minor);
+	journal_apply_bhtune(j, b, numbers);
 }
 
 static const char *const batch_from[] = {

@@ -15,7 +15,8 @@
 
 /*
  * The target's batch times (target may be NULL: no filesystem known),
- * bhtune's applied over them, and bhtune's parameters.
+ * bhtune's applied over them where they reach the target (batch_dev empty
+ * or naming it), and bhtune's parameters.
  */
 void record_tunables_read(const struct record_target *target,
 			  struct journal_tunables *j, struct bhtune_params *b);
