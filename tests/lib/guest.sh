@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Helpers for guest tests (tests/vm/*.sh). Source it with
-#   . "$REPO/tests/vm/lib/guest.sh"
+#   . "$REPO/tests/lib/guest.sh"
 # Tests run as root inside the guest, one at a time, each in its own scratch
 # directory on a RAM-backed root; see tools/vm/README.md.
 

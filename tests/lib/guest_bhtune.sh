@@ -1,12 +1,12 @@
 # shellcheck shell=bash
 # Helpers for the bhtune guest tests (tests/vm/*-bhtune-*.sh). Source it
 # after setting -euo pipefail:
-#   . "$REPO/tests/vm/bhtune.lib"
+#   . "$REPO/tests/lib/guest_bhtune.sh"
 # Not a test itself (the runner only runs *.sh). bhtune.prep builds the
 # modules into $VM_OUT/bhtune on the host before the guest boots.
 
-# shellcheck source=tests/vm/lib/guest.sh
-. "$REPO/tests/vm/lib/guest.sh"
+# shellcheck source=tests/lib/guest.sh
+. "$REPO/tests/lib/guest.sh"
 
 BHT_KO=$VM_OUT/bhtune
 BHT_P=/sys/module/bhtune/parameters

@@ -4,8 +4,8 @@
 # processes and threads, meta and sync.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
-# shellcheck source=bhbench_lib.sh
-source "$(dirname "$0")/bhbench_lib.sh"
+# shellcheck source=../lib/bhbench.sh
+source "$(dirname "$0")/../lib/bhbench.sh"
 need_bhbench
 fs_setup ""
 

@@ -3,8 +3,8 @@
 # leaves the directory as it found it.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
-# shellcheck source=bhbench_lib.sh
-source "$(dirname "$0")/bhbench_lib.sh"
+# shellcheck source=../lib/bhbench.sh
+source "$(dirname "$0")/../lib/bhbench.sh"
 need_bhbench
 need_jq
 fs_setup ""

@@ -3,8 +3,8 @@
 # "bhscope: FILE: problem", and exit status 1.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
-# shellcheck source=record_lib.sh
-source "$(dirname "$0")/record_lib.sh"
+# shellcheck source=../lib/record.sh
+source "$(dirname "$0")/../lib/record.sh"
 need_tools jq
 scratch_setup
 

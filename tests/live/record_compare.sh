@@ -5,8 +5,8 @@
 # % change against the first record) are those recomputed from the records.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
-# shellcheck source=record_lib.sh
-source "$(dirname "$0")/record_lib.sh"
+# shellcheck source=../lib/record.sh
+source "$(dirname "$0")/../lib/record.sh"
 need_tools python3
 [[ -x $BHBENCH ]] || skip "$BHBENCH is not built (run make)"
 fs_setup dirsync

@@ -4,8 +4,8 @@
 # the same name whole.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
-# shellcheck source=record_lib.sh
-source "$(dirname "$0")/record_lib.sh"
+# shellcheck source=../lib/record.sh
+source "$(dirname "$0")/../lib/record.sh"
 need_tools
 [[ $EUID -eq 0 ]] || skip "needs root to mount a tmpfs"
 scratch_setup

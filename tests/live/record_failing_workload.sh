@@ -3,8 +3,8 @@
 # or signal) and bhscope exits non-zero; one that cannot start says why.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
-# shellcheck source=record_lib.sh
-source "$(dirname "$0")/record_lib.sh"
+# shellcheck source=../lib/record.sh
+source "$(dirname "$0")/../lib/record.sh"
 need_tools jq
 scratch_setup
 

@@ -5,8 +5,8 @@
 # the end and after Ctrl-C.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
-# shellcheck source=record_lib.sh
-source "$(dirname "$0")/record_lib.sh"
+# shellcheck source=../lib/record.sh
+source "$(dirname "$0")/../lib/record.sh"
 need_tools jq
 [[ -x $BHBENCH ]] || skip "$BHBENCH is not built (run make)"
 [[ ! -d /sys/module/bhtune ]] || skip "bhtune.ko is loaded: this test covers the remount path"

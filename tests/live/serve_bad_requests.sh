@@ -5,7 +5,7 @@
 # say nothing or hang up mid-request do not block the next scrape.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. tests/live/serve_lib.sh
+. tests/lib/serve.sh
 require_root
 
 start_serve --jbd2

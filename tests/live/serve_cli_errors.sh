@@ -4,7 +4,7 @@
 # process or program left behind.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. tests/live/serve_lib.sh
+. tests/lib/serve.sh
 require_root
 
 # expect_error NAME STATUS PATTERN CMD...: exits STATUS (within 10 s),

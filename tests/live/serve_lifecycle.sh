@@ -6,7 +6,7 @@
 # removes the textfile.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. tests/live/serve_lib.sh
+. tests/lib/serve.sh
 require_root
 command -v fs_mark > /dev/null || skip_all "fs_mark is not installed (make deps)"
 

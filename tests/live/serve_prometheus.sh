@@ -7,7 +7,7 @@
 # rates and latency quantiles are sane, no counter ever reset.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. tests/live/serve_lib.sh
+. tests/lib/serve.sh
 require_root
 require_prometheus
 command -v fs_mark > /dev/null || skip_all "fs_mark is not installed (make deps)"

@@ -5,7 +5,7 @@
 # detaches every BPF program and removes the textfile.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. tests/live/serve_lib.sh
+. tests/lib/serve.sh
 require_root
 command -v promtool > /dev/null || skip_all "promtool is not installed (make deps)"
 command -v fs_mark > /dev/null || skip_all "fs_mark is not installed (make deps)"

@@ -6,7 +6,7 @@
 # `systemd-analyze verify`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. tests/live/serve_lib.sh
+. tests/lib/serve.sh
 require_root
 command -v setpriv > /dev/null || skip_all "setpriv is not installed (util-linux)"
 

@@ -2,8 +2,8 @@
 # ext4 on a brd ramdisk mounts, takes a create/fsync/remove workload that
 # leaves the expected files behind, and then passes e2fsck -fn.
 set -euo pipefail
-# shellcheck source=tests/vm/lib/guest.sh
-. "$REPO/tests/vm/lib/guest.sh"
+# shellcheck source=tests/lib/guest.sh
+. "$REPO/tests/lib/guest.sh"
 
 mnt=/mnt/ram0 # short: fs_mark wants directory names under 40 bytes
 ramdisk_ext4 "$mnt" 64

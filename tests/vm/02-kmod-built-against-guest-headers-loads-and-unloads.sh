@@ -2,8 +2,8 @@
 # An out-of-tree module built on the host against this kernel's Debian
 # headers (kmod-hello.prep) loads, shows its parameter, and unloads cleanly.
 set -euo pipefail
-# shellcheck source=tests/vm/lib/guest.sh
-. "$REPO/tests/vm/lib/guest.sh"
+# shellcheck source=tests/lib/guest.sh
+. "$REPO/tests/lib/guest.sh"
 
 ko=$VM_OUT/kmod-hello/bhvm_hello.ko
 [[ -f $ko ]] || fail "$ko missing: kmod-hello.prep did not run"

@@ -5,10 +5,10 @@
 # what-if curve is 0 up to size 7 and the hit ratio from size 8 on; the
 # offline simulation of the --trace stream gives the same curve.
 set -euo pipefail
-# shellcheck source=tests/vm/lib/guest.sh
-. "$REPO/tests/vm/lib/guest.sh"
-# shellcheck source=tests/vm/lib/lru.sh
-. "$REPO/tests/vm/lib/lru.sh"
+# shellcheck source=tests/lib/guest.sh
+. "$REPO/tests/lib/guest.sh"
+# shellcheck source=tests/lib/guest_lru.sh
+. "$REPO/tests/lib/guest_lru.sh"
 
 K=8
 PASSES=200

@@ -6,10 +6,10 @@
 # and jumps to (almost) 1 at size 24: the ghost list must see that, and the
 # offline simulation must agree.
 set -euo pipefail
-# shellcheck source=tests/vm/lib/guest.sh
-. "$REPO/tests/vm/lib/guest.sh"
-# shellcheck source=tests/vm/lib/lru.sh
-. "$REPO/tests/vm/lib/lru.sh"
+# shellcheck source=tests/lib/guest.sh
+. "$REPO/tests/lib/guest.sh"
+# shellcheck source=tests/lib/guest_lru.sh
+. "$REPO/tests/lib/guest_lru.sh"
 
 K=24
 PASSES=40

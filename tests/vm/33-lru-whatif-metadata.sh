@@ -5,10 +5,10 @@
 # 1-64, per CPU and in total, with nothing lost and no outcome the exact
 # model did not predict. Prints both curves side by side.
 set -euo pipefail
-# shellcheck source=tests/vm/lib/guest.sh
-. "$REPO/tests/vm/lib/guest.sh"
-# shellcheck source=tests/vm/lib/lru.sh
-. "$REPO/tests/vm/lib/lru.sh"
+# shellcheck source=tests/lib/guest.sh
+. "$REPO/tests/lib/guest.sh"
+# shellcheck source=tests/lib/guest_lru.sh
+. "$REPO/tests/lib/guest_lru.sh"
 
 lru_need_tools
 [[ -x $REPO/build/bhbench ]] || skip "bhbench is not built on the host (make)"

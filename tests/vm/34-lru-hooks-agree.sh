@@ -10,10 +10,10 @@
 # misses (all evicting), and the curve is 0 below 8, 8/28 from 8 to 19,
 # 1 from 20 on.
 set -euo pipefail
-# shellcheck source=tests/vm/lib/guest.sh
-. "$REPO/tests/vm/lib/guest.sh"
-# shellcheck source=tests/vm/lib/lru.sh
-. "$REPO/tests/vm/lib/lru.sh"
+# shellcheck source=tests/lib/guest.sh
+. "$REPO/tests/lib/guest.sh"
+# shellcheck source=tests/lib/guest_lru.sh
+. "$REPO/tests/lib/guest_lru.sh"
 
 PASSES=40
 lru_need_tools

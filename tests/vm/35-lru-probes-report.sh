@@ -4,10 +4,10 @@
 # __find_get_block), fentry first, kprobes when forced, and says why the
 # install counter is missing (bh_lru_install is inlined).
 set -euo pipefail
-# shellcheck source=tests/vm/lib/guest.sh
-. "$REPO/tests/vm/lib/guest.sh"
-# shellcheck source=tests/vm/lib/lru.sh
-. "$REPO/tests/vm/lib/lru.sh"
+# shellcheck source=tests/lib/guest.sh
+. "$REPO/tests/lib/guest.sh"
+# shellcheck source=tests/lib/guest_lru.sh
+. "$REPO/tests/lib/guest_lru.sh"
 
 lru_need_tools
 if in_kallsyms find_get_block_common; then

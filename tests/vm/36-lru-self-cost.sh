@@ -5,10 +5,10 @@
 # workload lists a hot set of 8 blocks twice (the second time hits) and a
 # set of 24 (misses that search the ghost list): 40 lookups a pass.
 set -euo pipefail
-# shellcheck source=tests/vm/lib/guest.sh
-. "$REPO/tests/vm/lib/guest.sh"
-# shellcheck source=tests/vm/lib/lru.sh
-. "$REPO/tests/vm/lib/lru.sh"
+# shellcheck source=tests/lib/guest.sh
+. "$REPO/tests/lib/guest.sh"
+# shellcheck source=tests/lib/guest_lru.sh
+. "$REPO/tests/lib/guest_lru.sh"
 
 lru_need_tools
 lru_ext4 "$PWD/mnt"

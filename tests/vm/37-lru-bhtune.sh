@@ -8,10 +8,10 @@
 # from 6 to 17 and 1 (but the first pass) from 18, and the offline replay
 # agrees.
 set -euo pipefail
-# shellcheck source=tests/vm/bhtune.lib
-. "$REPO/tests/vm/bhtune.lib"
-# shellcheck source=tests/vm/lib/lru.sh
-. "$REPO/tests/vm/lib/lru.sh"
+# shellcheck source=tests/lib/guest_bhtune.sh
+. "$REPO/tests/lib/guest_bhtune.sh"
+# shellcheck source=tests/lib/guest_lru.sh
+. "$REPO/tests/lib/guest_lru.sh"
 
 PASSES=20
 # bht_need cleans up after a timed-out predecessor, and its rmmods fail

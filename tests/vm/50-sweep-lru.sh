@@ -3,8 +3,8 @@
 # metadata workload on a brd ext4: one record per cell with the LRU size it
 # ran under, the seeds-shaped table, and lru_size put back afterwards.
 set -euo pipefail
-# shellcheck source=tests/vm/lib/guest.sh
-. "$REPO/tests/vm/lib/guest.sh"
+# shellcheck source=tests/lib/guest.sh
+. "$REPO/tests/lib/guest.sh"
 
 bhscope=$REPO/build/bhscope
 ko=$VM_OUT/bhtune/bhtune.ko

@@ -3,7 +3,7 @@
 # nothing; accepted changes are logged once with the old and new value;
 # the tracepoints have the agreed fields; the filesystem is untouched.
 set -euo pipefail
-. "$REPO/tests/vm/bhtune.lib"
+. "$REPO/tests/lib/guest_bhtune.sh"
 bht_need
 bht_traps
 

@@ -13,7 +13,7 @@
 # and fails; BHT_CYCLES overrides the count.
 # vm-timeout: 1200
 set -euo pipefail
-. "$REPO/tests/vm/bhtune.lib"
+. "$REPO/tests/lib/guest_bhtune.sh"
 bht_need
 bht_traps
 

@@ -6,7 +6,7 @@
 # plus the 100 ms pause takes 0.2-0.5 s, so 30 s hold 60-150 changes; on a
 # host busy with other guests, as few as 20.)
 set -euo pipefail
-. "$REPO/tests/vm/bhtune.lib"
+. "$REPO/tests/lib/guest_bhtune.sh"
 bht_need
 bht_traps
 

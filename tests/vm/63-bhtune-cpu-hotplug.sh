@@ -3,7 +3,7 @@
 # a dead CPU's module LRU is emptied (bhtune_invalidate reason cpu_dead),
 # and afterwards the filesystem is intact and nothing is leaked.
 set -euo pipefail
-. "$REPO/tests/vm/bhtune.lib"
+. "$REPO/tests/lib/guest_bhtune.sh"
 bht_need
 cpus_online() {
 	local c

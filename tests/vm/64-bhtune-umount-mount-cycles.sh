@@ -4,7 +4,7 @@
 # only ever held this device's buffers), the filesystem stays intact and,
 # with the block device kept open, umount + flushbufs frees every buffer.
 set -euo pipefail
-. "$REPO/tests/vm/bhtune.lib"
+. "$REPO/tests/lib/guest_bhtune.sh"
 bht_need
 bht_traps
 

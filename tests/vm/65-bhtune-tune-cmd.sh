@@ -3,7 +3,7 @@
 # lru_size and the batch times through the module's parameters, reports a
 # refused value in one line without changing anything, and resets.
 set -euo pipefail
-. "$REPO/tests/vm/bhtune.lib"
+. "$REPO/tests/lib/guest_bhtune.sh"
 bht_need
 trap bht_cleanup EXIT
 bhscope=$REPO/build/bhscope

@@ -5,7 +5,7 @@
 # and after reset the journal has its own values back and the figures
 # return to where they started. The filesystem stays intact.
 set -euo pipefail
-. "$REPO/tests/vm/bhtune.lib"
+. "$REPO/tests/lib/guest_bhtune.sh"
 bht_need
 bht_traps "echo 0 >$BHT_EV/bhtune_batch/enable 2>/dev/null"
 

@@ -10,9 +10,9 @@
 # every size from its ghost list: its curve must agree with the runs at
 # 4, 8, 32 and 64 as well.
 set -euo pipefail
-. "$REPO/tests/vm/bhtune.lib"
-# shellcheck source=tests/vm/lib/lru.sh
-. "$REPO/tests/vm/lib/lru.sh"
+. "$REPO/tests/lib/guest_bhtune.sh"
+# shellcheck source=tests/lib/guest_lru.sh
+. "$REPO/tests/lib/guest_lru.sh"
 bht_need
 lru_need_tools
 command -v bpftrace >/dev/null || skip "bpftrace is not installed"

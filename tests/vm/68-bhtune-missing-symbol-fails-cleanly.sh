@@ -4,7 +4,7 @@
 # data symbol (livepatch relocation) and a function to patch (livepatch
 # itself) are tried, each with a copy of bhtune.ko renamed on the host.
 set -euo pipefail
-. "$REPO/tests/vm/bhtune.lib"
+. "$REPO/tests/lib/guest_bhtune.sh"
 bht_need
 bht_traps
 [[ -f $BHT_KO/bhtune-nosym.ko && -f $BHT_KO/bhtune-nofunc.ko ]] ||

@@ -3,8 +3,8 @@
 # ext4 metadata work: __find_get_block on 6.1, find_get_block_common on kernels
 # with the 6.15 lookup API (where __find_get_block must still attach).
 set -euo pipefail
-# shellcheck source=tests/vm/lib/guest.sh
-. "$REPO/tests/vm/lib/guest.sh"
+# shellcheck source=tests/lib/guest.sh
+. "$REPO/tests/lib/guest.sh"
 
 bin=$VM_OUT/bpf-count
 [[ -x $bin/bhvm-count ]] || fail "$bin/bhvm-count missing: bpf-count.prep did not run"

@@ -18,13 +18,13 @@ export VM_TESTS VM_TEST_TIMEOUT
 # are shellcheck-clean (warnings and errors; -x follows sourced files).
 # --lint-only (make vmlint) also checks every guest test and hook.
 lint() {
-	local out lines files=("$VM_DIR"/*.sh "$VM_DIR/init" "$REPO/tests/vm/lib/guest.sh")
+	local out lines files=("$VM_DIR"/*.sh "$VM_DIR/init" "$REPO/tests/lib/guest.sh")
 	if ! command -v shellcheck >/dev/null; then
 		echo "SKIP: vm/shellcheck: shellcheck is not installed (make deps)"
 		return 0
 	fi
 	if [[ ${1:-} == all ]]; then
-		files+=("$REPO"/tests/vm/*.sh "$REPO"/tests/vm/*.prep "$REPO"/tests/vm/lib/*.sh)
+		files+=("$REPO"/tests/vm/*.sh "$REPO"/tests/vm/*.prep "$REPO"/tests/lib/guest*.sh)
 		[[ $SUITE_DIR == "$REPO/tests/vm" ]] || files+=("$SUITE_DIR"/*.sh)
 	fi
 	if out=$(cd "$REPO" && shellcheck -x -S warning "${files[@]}" 2>&1); then

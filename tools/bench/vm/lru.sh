@@ -4,8 +4,8 @@
 # (tools/bench/bench_lru.py). Progress goes to the host as notes; the JSON
 # results go back through $VM_EXPORT.
 set -euo pipefail
-# shellcheck source=tests/vm/lib/guest.sh
-. "$REPO/tests/vm/lib/guest.sh"
+# shellcheck source=tests/lib/guest.sh
+. "$REPO/tests/lib/guest.sh"
 
 for tool in bpftrace bpftool python3; do
 	command -v "$tool" >/dev/null || skip "$tool is not installed on the host (make deps)"
