@@ -23,14 +23,14 @@ out=build/demo
 
 [[ $(id -u) -eq 0 ]] || { echo "demo: needs root (loop devices, mount, BPF)" >&2; exit 1; }
 
+# shellcheck source=tests/lib/loopfs.sh
+. tests/lib/loopfs.sh
 work=$(mktemp -d /tmp/bhscope-demo.XXXXXX)
-img=/dev/shm/bhscope-demo.$$.img
-loopdev= mnt=$work/mnt tracer=
+mnt=$work/mnt tracer=
 cleanup() {
 	if [[ -n $tracer ]]; then kill "$tracer" 2> /dev/null; wait "$tracer" 2> /dev/null; fi
-	if mountpoint -q "$mnt"; then umount "$mnt"; fi
-	if [[ -n $loopdev ]]; then losetup -d "$loopdev"; fi
-	rm -rf "$img" "$work"
+	loopfs_cleanup
+	rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'echo; echo "demo: interrupted, cleaning up" >&2; exit 130' INT TERM
@@ -38,12 +38,10 @@ trap 'echo; echo "demo: interrupted, cleaning up" >&2; exit 130' INT TERM
 step() { printf '\n==> %s\n' "$*"; }
 workload=(bench sync -D "$mnt" -t "$THREADS" -n "$FILES")
 
-step "A ${SIZE_MB} MiB RAM-backed ext4: loop device on $img, mounted -o dirsync"
-truncate -s "${SIZE_MB}M" "$img"
-loopdev=$(losetup -f --show "$img")
-mkfs.ext4 -q -b 4096 "$loopdev"
+step "A ${SIZE_MB} MiB RAM-backed ext4: a loop device over /dev/shm, mounted -o dirsync"
 mkdir "$mnt"
-mount -o dirsync "$loopdev" "$mnt"
+loopfs_mount -o dirsync "$SIZE_MB" "$mnt" -b 4096
+loopdev=$LOOPFS_DEV
 name=${loopdev#/dev/}
 echo "$loopdev on $mnt ($(findmnt -no OPTIONS "$mnt"))"
 mkdir -p "$out"

@@ -1,14 +1,12 @@
 # shellcheck shell=bash
-# Sourced by tests/live/bhbench_*.sh. Not executable, so tests/run-all.sh
-# does not run it as a test.
+# Sourced by tests/live/bhbench_*.sh.
 #
-# Gives a test its name, PASS/FAIL/SKIP helpers and a RAM-backed ext4 (a file
-# in /dev/shm on a loop device) that is always unmounted, detached and
-# deleted when the test exits, however it exits.
+# Gives a test its name, PASS/FAIL/SKIP helpers and a RAM-backed ext4
+# (tests/lib/loopfs.sh) that is always unmounted and detached when the
+# test exits, however it exits.
 
 BHBENCH=${BHBENCH:-build/bhbench}
 TEST_NAME=live/$(basename "$0" .sh)
-IMG=
 LOOP=
 MNT=
 
@@ -43,27 +41,13 @@ need_root() {
 	done
 }
 
-# Every step guarded: under set -e one failure must not skip the rest.
-fs_teardown() {
-	local _
+# shellcheck source=tests/lib/loopfs.sh
+. "$(dirname "${BASH_SOURCE[0]}")/loopfs.sh"
 
-	if [[ -n $MNT ]]; then
-		# A killed bhbench may still be leaving: give it a moment.
-		for _ in 1 2 3 4 5; do
-			mountpoint -q "$MNT" || break
-			umount "$MNT" 2> /dev/null || sleep 0.5
-		done
-		if mountpoint -q "$MNT"; then
-			umount -l "$MNT" || true
-		fi
-		rmdir "$MNT" 2> /dev/null || true
-	fi
-	if [[ -n $LOOP ]]; then
-		losetup -d "$LOOP" 2> /dev/null || true
-	fi
-	if [[ -n $IMG ]]; then
-		rm -f "$IMG" || true
-	fi
+# Never fails: it runs from the EXIT trap under set -e.
+fs_teardown() {
+	loopfs_cleanup
+	if [[ -n $MNT ]]; then rmdir "$MNT" 2> /dev/null || true; fi
 }
 
 # fs_setup MOUNT_OPTIONS [MKFS_OPTION...]: mounts a fresh ext4 on $MNT.
@@ -76,12 +60,9 @@ fs_setup() {
 	# The EXIT trap runs on signals only if they end the script by exit.
 	trap 'exit 130' INT
 	trap 'exit 143' TERM HUP
-	IMG=$(mktemp /dev/shm/bhbench-test.XXXXXX)
-	truncate -s 256M "$IMG"
-	LOOP=$(losetup -f --show "$IMG") || skip "no free loop device"
-	mkfs.ext4 -q -F "$@" "$LOOP"
 	MNT=$(mktemp -d /tmp/bhbench-mnt.XXXXXX)
-	mount ${opts:+-o "$opts"} "$LOOP" "$MNT"
+	loopfs_mount ${opts:+-o "$opts"} 256 "$MNT" "$@"
+	LOOP=$LOOPFS_DEV
 }
 
 # Fails unless the filesystem holds nothing but what mkfs made.

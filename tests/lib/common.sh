@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Helpers for live tests: result lines, and a RAM-backed ext4 that is always
-# cleaned up (umount, detach, delete), whatever way the test ends.
+# cleaned up (umount, detach), whatever way the test ends.
 #
 # Source it from a test run at the repo root:  . tests/lib/common.sh
 
@@ -33,6 +33,9 @@ on_exit() { cleanups+=("$1"); }
 trap run_cleanups EXIT
 trap 'exit 130' INT TERM
 
+# shellcheck source=tests/lib/loopfs.sh
+. "$(dirname "${BASH_SOURCE[0]}")/loopfs.sh"
+
 finish() {
 	run_cleanups
 	[[ $failures -eq 0 ]]
@@ -41,7 +44,8 @@ finish() {
 require_root() { [[ $(id -u) -eq 0 ]] || skip_all "needs root"; }
 
 # ram_ext4 SIZE_MB MOUNT_OPTIONS [MKFS_OPTIONS...]: a fresh ext4 on a loop
-# device backed by /dev/shm, mounted on $MNT. Sets LOOPDEV, LOOPNAME, MNT.
+# device backed by /dev/shm (tests/lib/loopfs.sh), mounted on $MNT. Sets
+# LOOPDEV, LOOPNAME, MNT.
 ram_ext4() {
 	local opts=$2
 	ram_ext4_unmounted "$1" "${@:3}"
@@ -50,23 +54,16 @@ ram_ext4() {
 
 # The same, left unmounted (mount it later with mount_ram_ext4 OPTIONS).
 ram_ext4_unmounted() {
-	local size=$1 img
-	shift
-	img=$(mktemp /dev/shm/bhscope-test.XXXXXX)
-	on_exit "rm -f '$img'"
-	truncate -s "${size}M" "$img"
-	LOOPDEV=$(losetup -f --show "$img")
-	on_exit "losetup -d '$LOOPDEV'"
-	LOOPNAME=${LOOPDEV#/dev/}
-	mkfs.ext4 -q -F "$@" "$LOOPDEV"
 	MNT=$(mktemp -d /tmp/bhscope-mnt.XXXXXX)
 	on_exit "rmdir '$MNT'"
+	# Registered first: it also undoes a device interrupted while made.
+	on_exit loopfs_cleanup
+	loopfs_mkfs "$@"
+	LOOPDEV=$LOOPFS_DEV
+	LOOPNAME=${LOOPDEV#/dev/}
 }
 
-mount_ram_ext4() {
-	mount -o "$1" "$LOOPDEV" "$MNT"
-	on_exit "umount '$MNT' 2>/dev/null"
-}
+mount_ram_ext4() { mount -o "$1" "$LOOPDEV" "$MNT"; }
 
 # The /proc/fs/jbd2 directory of the mounted loop device's journal.
 jbd2_info() { echo "/proc/fs/jbd2/$LOOPNAME-8/info"; }

@@ -1,16 +1,13 @@
 # shellcheck shell=bash
-# Sourced by tests/live/record_*.sh and compare_*.sh (not executable, so the
-# runner does not take it for a test): PASS/FAIL/SKIP helpers, and scratch
-# space and a RAM-backed ext4 (a /dev/shm file on a loop device) that are
-# always unmounted, detached and removed when the test exits, however it
-# exits.
+# Sourced by tests/live/record_*.sh and compare_*.sh: PASS/FAIL/SKIP helpers, and scratch
+# space and a RAM-backed ext4 (tests/lib/loopfs.sh) that are always
+# unmounted, detached and removed when the test exits, however it exits.
 
 BHSCOPE=${BHSCOPE:-build/bhscope}
 BHBENCH=${BHBENCH:-build/bhbench}
 export BHBENCH
 TEST_NAME=live/$(basename "$0" .sh)
 SCRATCH=
-IMG=
 LOOP=
 MNT=
 FAILED=0
@@ -40,18 +37,12 @@ need_tools() {
 	done
 }
 
+# shellcheck source=tests/lib/loopfs.sh
+. "$(dirname "${BASH_SOURCE[0]}")/loopfs.sh"
+
 cleanup() {
-	local _
-	if [[ -n $MNT ]]; then
-		for _ in 1 2 3 4 5; do
-			mountpoint -q "$MNT" || break
-			umount "$MNT" 2> /dev/null || sleep 0.5
-		done
-		if mountpoint -q "$MNT"; then umount -l "$MNT" || true; fi
-		rmdir "$MNT" 2> /dev/null || true
-	fi
-	if [[ -n $LOOP ]]; then losetup -d "$LOOP" 2> /dev/null || true; fi
-	if [[ -n $IMG ]]; then rm -f "$IMG" || true; fi
+	loopfs_cleanup
+	if [[ -n $MNT ]]; then rmdir "$MNT" 2> /dev/null || true; fi
 	if [[ -n $SCRATCH ]]; then
 		if mountpoint -q "$SCRATCH/tiny" 2> /dev/null; then
 			umount "$SCRATCH/tiny" || umount -l "$SCRATCH/tiny" || true
@@ -74,10 +65,8 @@ fs_setup() {
 	[[ $EUID -eq 0 ]] || skip "needs root to mount a loop device"
 	need_tools losetup mkfs.ext4 mountpoint
 	[[ -n $SCRATCH ]] || scratch_setup
-	IMG=$(mktemp /dev/shm/bhscope-test.XXXXXX)
-	truncate -s 256M "$IMG"
-	LOOP=$(losetup -f --show "$IMG") || skip "no free loop device"
-	mkfs.ext4 -q -F -b 4096 "$LOOP"
 	MNT=$(mktemp -d /tmp/bhscope-mnt.XXXXXX)
-	mount ${1:+-o "$1"} "$LOOP" "$MNT"
+	loopfs_mount ${1:+-o "$1"} 256 "$MNT" -b 4096
+	# shellcheck disable=SC2034 # the tests' device
+	LOOP=$LOOPFS_DEV
 }

@@ -1,6 +1,5 @@
 # shellcheck shell=bash
-# Sourced by tests/live/serve_*.sh. Not executable, so tests/run-all.sh
-# does not run it as a test.
+# Sourced by tests/live/serve_*.sh.
 #
 # Starts bhscope serve (and a real Prometheus) on free loopback ports and
 # always stops them, with everything tests/lib/common.sh cleans up.

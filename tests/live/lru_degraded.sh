@@ -34,25 +34,24 @@ for tool in jq taskset mkfs.ext4 losetup; do
 done
 (($(nproc) > CPU)) || skip "needs CPU $CPU"
 
+# shellcheck source=tests/lib/loopfs.sh
+. "$repo/tests/lib/loopfs.sh"
 work=$(mktemp -d /dev/shm/bhscope-lru.XXXXXX)
-loop=
 pids=()
 cleanup() {
 	for pid in "${pids[@]}"; do
 		kill "$pid" 2>/dev/null || true
 	done
 	wait 2>/dev/null || true
-	umount "$work/mnt" 2>/dev/null || true
-	[[ -n $loop ]] && losetup -d "$loop" 2>/dev/null
+	loopfs_cleanup
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
-truncate -s 64M "$work/img"
-loop=$(losetup -f --show "$work/img")
-mkfs.ext4 -q -F -b 4096 -O ^dir_index -E lazy_itable_init=0,lazy_journal_init=0 "$loop"
 mkdir "$work/mnt"
-mount -o noatime "$loop" "$work/mnt"
+loopfs_mount -o noatime 64 "$work/mnt" -b 4096 -O ^dir_index \
+	-E lazy_itable_init=0,lazy_journal_init=0
+loop=$LOOPFS_DEV
 dev=${loop#/dev/}
 kdev=$(( $(stat -c %t "$loop" | sed 's/^/0x/') << 20 | $(stat -c %T "$loop" | sed 's/^/0x/') ))
 

@@ -57,7 +57,7 @@ if ((lru_up)); then
 	check new_device_has_lru_counters lru_counts "$second_kdev"
 fi
 umount "$second_mnt"
-losetup -d "$second_dev"	# common.sh's own detach will find it done
+loopfs_detach "$second_dev"	# common.sh's own cleanup will find it done
 scrape > "$m"
 check unmounted_device_not_exported bash -c "! grep -q 'device=\"$second\"' '$m'"
 sleep 0.7	# an interval: gone devices are pruned from the maps

@@ -22,30 +22,27 @@ def sh(*argv):
 
 
 class RamExt4:
-    """ext4 on a loop device over /dev/shm, mounted; undone on exit."""
+    """ext4 on a loop device over /dev/shm (tests/lib/loopfs.sh), mounted;
+    undone on exit."""
+
+    LOOPFS = os.path.join(ROOT, "tests/lib/loopfs.sh")
 
     def __init__(self, size_mb, opts):
         self.size_mb, self.opts = size_mb, opts
 
     def __enter__(self):
-        self.img = tempfile.mktemp(prefix="bhscope-bench.", dir="/dev/shm")
-        with open(self.img, "wb") as f:
-            f.truncate(self.size_mb << 20)
-        self.dev = sh("losetup", "-f", "--show", self.img)
         self.mnt = tempfile.mkdtemp(prefix="bhscope-bench.")
         try:
-            sh("mkfs.ext4", "-q", "-F", "-b", "4096", "-N", "150000", self.dev)
-            sh("mount", "-o", self.opts, self.dev, self.mnt)
-        except Exception:
-            self.__exit__()
+            self.dev = sh(self.LOOPFS, "mount", "-o", self.opts, str(self.size_mb),
+                          self.mnt, "-b", "4096", "-N", "150000")
+        except BaseException:
+            os.rmdir(self.mnt)
             raise
         return self
 
     def __exit__(self, *exc):
-        subprocess.run(["umount", self.mnt], capture_output=True)
-        subprocess.run(["losetup", "-d", self.dev], capture_output=True)
+        subprocess.run([self.LOOPFS, "umount", self.mnt], check=True)
         os.rmdir(self.mnt)
-        os.unlink(self.img)
 
 
 def main():

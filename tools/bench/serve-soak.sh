@@ -23,27 +23,24 @@ for tool in curl fs_mark jq; do
 	command -v "$tool" > /dev/null || { echo "serve-soak: $tool is not installed (make deps)" >&2; exit 77; }
 done
 
+# shellcheck source=tests/lib/loopfs.sh
+. tests/lib/loopfs.sh
 tmp=$(mktemp -d /tmp/bhscope-soak.XXXXXX)
-img=$(mktemp /dev/shm/bhscope-soak.XXXXXX)
-loop='' mnt=$tmp/mnt serve_pid='' writer_pid=''
+mnt=$tmp/mnt serve_pid='' writer_pid=''
 # Every step runs, whatever failed before it.
 cleanup() {
 	set +e
 	[[ -n $writer_pid ]] && kill "$writer_pid" 2> /dev/null
 	[[ -n $serve_pid ]] && kill "$serve_pid" 2> /dev/null
 	wait 2> /dev/null
-	mountpoint -q "$mnt" && umount "$mnt"
-	[[ -n $loop ]] && losetup -d "$loop"
-	rm -rf "$tmp" "$img"
+	loopfs_cleanup
+	rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-truncate -s 256M "$img"
-loop=$(losetup -f --show "$img")
-mkfs.ext4 -q -F -b 4096 "$loop"
 mkdir "$mnt" "$tmp/textfile"
-mount -o dirsync "$loop" "$mnt"
+loopfs_mount -o dirsync 256 "$mnt" -b 4096
 
 "$BHSCOPE" serve --listen 127.0.0.1:0 --per-cpu --textfile "$tmp/textfile" \
 	--interval 1 > /dev/null 2> "$tmp/serve.log" &
