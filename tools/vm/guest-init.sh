@@ -6,7 +6,8 @@
 # Results go to the second serial port (/dev/ttyS1), which carries nothing
 # else, so the host never has to pick them out of kernel messages:
 #   UP: secs               kernel uptime when the tests start
-#   RUN: S/name            a test starts (the host names it if the guest dies)
+#   RUN: S/name            a test starts (the host names it if the guest dies);
+#                          a test with modes runs once a mode, as name-mode
 #   TIME: S/name secs      how long it took
 #   PASS: S/name | FAIL: S/name (why) | SKIP: S/name: reason
 #       <output>           after a FAIL: the test's output, indented
@@ -58,15 +59,10 @@ pass=0 fail=0 skip=0
 echo "UP: $(cut -d' ' -f1 /proc/uptime)" >"$res"
 shopt -s nullglob
 export VM_NOTE=$res
-for t in "$suite"/${VM_TESTS:-*}.sh; do
-	name=${t##*/}
-	name=${name%.sh}
-	id=$SERIES/$name
-	if [[ ! -x $t ]]; then
-		report "SKIP: $id: not executable"
-		skip=$((skip + 1))
-		continue
-	fi
+# run_test FILE NAME [MODE]: one run of a guest test, reported as NAME;
+# MODE, if any, in its environment as VM_MODE.
+run_test() {
+	local t=$1 name=$2 id=$SERIES/$2 log scratch limit t0 rc why
 	report "RUN: $id"
 	log=$logs/$name.log
 	scratch=/tmp/bhvm-scratch/$name
@@ -80,7 +76,7 @@ for t in "$suite"/${VM_TESTS:-*}.sh; do
 	limit=$(sed -n '1,30s/^# vm-timeout: \([0-9][0-9]*\)$/\1/p' "$t")
 	((${limit:-0} > timeout_s)) || limit=$timeout_s
 	t0=$(date +%s.%N)
-	(cd "$scratch" && VM_TEST_TIMEOUT=$limit timeout -k 5 "$limit" "$t") </dev/null 2>&1 |
+	(cd "$scratch" && VM_MODE=${3:-} VM_TEST_TIMEOUT=$limit timeout -k 5 "$limit" "$t") </dev/null 2>&1 |
 		tee "$log" >/dev/console
 	rc=${PIPESTATUS[0]}
 	# The guest's writes stay in its RAM: files meant for the host travel
@@ -109,6 +105,26 @@ for t in "$suite"/${VM_TESTS:-*}.sh; do
 		fail=$((fail + 1))
 		;;
 	esac
+}
+
+for t in "$suite"/${VM_TESTS:-*}.sh; do
+	name=${t##*/}
+	name=${name%.sh}
+	if [[ ! -x $t ]]; then
+		report "SKIP: $SERIES/$name: not executable"
+		skip=$((skip + 1))
+		continue
+	fi
+	# A test of several modes says so in its head: "# vm-modes: A B";
+	# each mode is a run and a result of its own, NAME-A, NAME-B.
+	modes=$(sed -n '1,30s/^# vm-modes: \([a-z0-9 ]*\)$/\1/p' "$t")
+	if [[ -z $modes ]]; then
+		run_test "$t" "$name"
+		continue
+	fi
+	for mode in $modes; do
+		run_test "$t" "$name-$mode" "$mode"
+	done
 done
 
 # A test can pass and still leave the kernel complaining (a module that
