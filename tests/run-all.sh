@@ -6,7 +6,11 @@
 # unit (cmocka), live and VM-bench results all add up the same way.
 #   tests/unit   cmocka binaries, built as build/tests/test_*
 #   tests/live   executable scripts run on this machine as root, exit 0/1/77
-#   tests/vm     run inside QEMU guests by `make vmcheck` (when qemu exists)
+#   tests/vm     run inside QEMU guests by `make vmcheck` (when qemu exists),
+#                NN-behaviour.sh
+#   tests/lib    the helpers of all three, not tests: common.sh (result
+#                lines, cleanups), loopfs.sh (ext4 on a loop device, also
+#                for tools/), bhbench/record/serve.sh, guest*.sh
 # TESTS=glob limits the live tests; BHSCOPE_SKIP_VM=1 skips the VM bench.
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -2,7 +2,7 @@
 # Helpers for the bhtune guest tests (tests/vm/*-bhtune-*.sh). Source it
 # after setting -euo pipefail:
 #   . "$REPO/tests/lib/guest_bhtune.sh"
-# Not a test itself (the runner only runs *.sh). bhtune.prep builds the
+# tests/vm/bhtune.prep builds the
 # modules into $VM_OUT/bhtune on the host before the guest boots.
 
 # shellcheck source=tests/lib/guest.sh

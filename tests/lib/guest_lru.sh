@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Helpers for the buffer-head LRU tests (tests/vm/lru_*.sh). Source after
+# Helpers for the buffer-head LRU tests (tests/vm/3*-lru-*.sh). Source after
 # guest.sh. The workload whose answer is known in advance:
 #
 #   A directory of exactly K 4 KiB blocks, emptied, on ext4 without
