@@ -6,23 +6,6 @@ cd "$(dirname "$0")/../.."
 . tests/lib/common.sh
 require_root
 
-# expect_error NAME STATUS PATTERN CMD...: exits STATUS, first stderr line
-# starts with "bhscope" and matches PATTERN.
-expect_error() {
-	local name=$1 status=$2 pattern=$3 err rc=0
-	shift 3
-	err=$(mktemp)
-	"$@" > /dev/null 2> "$err" || rc=$?
-	if [[ $rc -ne $status ]]; then
-		fail "$name" "exit $rc, want $status: $(head -c 300 "$err")"
-	elif ! head -n 1 "$err" | grep -qE "^bhscope.*$pattern"; then
-		fail "$name" "stderr: $(head -c 300 "$err")"
-	else
-		pass "$name"
-	fi
-	rm -f "$err"
-}
-
 expect_error zero_interval 64 "invalid interval '0'" "$BHSCOPE" jbd2 0
 expect_error garbage_interval 64 "invalid interval 'abc'" "$BHSCOPE" jbd2 abc
 expect_error zero_count 64 "invalid count '0'" "$BHSCOPE" jbd2 1 0

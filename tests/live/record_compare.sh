@@ -9,7 +9,7 @@ set -euo pipefail
 source "$(dirname "$0")/../lib/record.sh"
 need_tools python3
 [[ -x $BHBENCH ]] || skip "$BHBENCH is not built (run make)"
-fs_setup dirsync
+fs_setup dirsync -b 4096
 
 A=$SCRATCH/base.json
 B=$SCRATCH/batch4000.json

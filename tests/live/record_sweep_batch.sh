@@ -10,7 +10,7 @@ source "$(dirname "$0")/../lib/record.sh"
 need_tools jq
 [[ -x $BHBENCH ]] || skip "$BHBENCH is not built (run make)"
 [[ ! -d /sys/module/bhtune ]] || skip "bhtune.ko is loaded: this test covers the remount path"
-fs_setup dirsync,min_batch_time=300
+fs_setup dirsync,min_batch_time=300 -b 4096
 dev=$(basename "$LOOP")
 opts() { grep -oE '(min|max)_batch_time=[0-9]+' "/proc/fs/ext4/$dev/options" | tr '\n' ' '; }
 orig=$(opts)

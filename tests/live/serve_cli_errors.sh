@@ -7,23 +7,6 @@ cd "$(dirname "$0")/../.."
 . tests/lib/serve.sh
 require_root
 
-# expect_error NAME STATUS PATTERN CMD...: exits STATUS (within 10 s),
-# stderr's first line starts with "bhscope" and matches PATTERN.
-expect_error() {
-	local name=$1 status=$2 pattern=$3 err rc=0
-	shift 3
-	err=$(mktemp)
-	timeout 10 "$@" > /dev/null 2> "$err" || rc=$?
-	if [[ $rc -ne $status ]]; then
-		fail "$name" "exit $rc, want $status: $(head -c 300 "$err")"
-	elif ! head -n 1 "$err" | grep -qE "^bhscope.*$pattern"; then
-		fail "$name" "stderr: $(head -c 300 "$err")"
-	else
-		pass "$name"
-	fi
-	rm -f "$err"
-}
-
 tmp=$(mktemp -d /tmp/bhscope-serve-cli.XXXXXX)
 on_exit "rm -rf '$tmp'"
 
