@@ -12,30 +12,31 @@
 
 #include "lib/tunables.h"
 
-static void missing_options_leave_jbd2_defaults(void **state)
+/* The batch times and commit interval an option list gives. */
+static void assert_parsed(const char *options, long min, long max,
+			  long commit)
 {
 	struct journal_tunables j;
 
-	(void)state;
-	journal_tunables_parse("rw,relatime,data=ordered", &j);
-	assert_int_equal(j.min_batch_us, 0);
-	assert_int_equal(j.max_batch_us, 15000);
-	assert_int_equal(j.commit_s, 5);
+	journal_tunables_parse(options, &j);
+	assert_int_equal(j.min_batch_us, min);
+	assert_int_equal(j.max_batch_us, max);
+	assert_int_equal(j.commit_s, commit);
 	assert_int_equal(j.from, TUNABLES_DEFAULT);
+}
+
+static void missing_options_leave_jbd2_defaults(void **state)
+{
+	(void)state;
+	assert_parsed("rw,relatime,data=ordered", 0, 15000, 5);
+	assert_parsed(NULL, 0, 15000, 5);
 }
 
 static void each_option_sets_its_own_value(void **state)
 {
-	struct journal_tunables j;
-
 	(void)state;
-	journal_tunables_parse("rw\ncommit=30\nmax_batch_time=20000\n", &j);
-	assert_int_equal(j.min_batch_us, 0);
-	assert_int_equal(j.max_batch_us, 20000);
-	assert_int_equal(j.commit_s, 30);
-	journal_tunables_parse("min_batch_time=300,commit_interval=9", &j);
-	assert_int_equal(j.min_batch_us, 300);
-	assert_int_equal(j.commit_s, 5);
+	assert_parsed("rw\ncommit=30\nmax_batch_time=20000\n", 0, 20000, 30);
+	assert_parsed("min_batch_time=300,commit_interval=9", 300, 15000, 5);
 }
 
 static struct bhtune_params bhtune(long min, long max, const char *dev)
