@@ -127,7 +127,7 @@ void journal_batch_options(long min_us, long max_us, char *buf, size_t len);
  * Whether a journal may be given these batch times: every remount goes
  * through this one check. Returns 0, or -1 with a one-line reason in why.
  */
-int journal_batch_check(long min_us, long max_us, char *why, size_t len);
+int batch_times_check(long min_us, long max_us, char *why, size_t len);
 
 /*
  * Remounts the ext4 mounted on mnt with these batch times (mount(2); the

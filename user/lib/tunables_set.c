@@ -43,7 +43,7 @@ void journal_batch_options(long min_us, long max_us, char *buf, size_t len)
 		 max_us);
 }
 
-int journal_batch_check(long min_us, long max_us, char *why, size_t len)
+int batch_times_check(long min_us, long max_us, char *why, size_t len)
 {
 	if (min_us < 0 || max_us < 0) {
 		snprintf(why, len, "batch times must not be negative (min %ld, max %ld)",
@@ -107,7 +107,7 @@ int journal_remount_batch(const char *mnt, long min_us, long max_us,
 	int ret;
 
 	journal_batch_options(min_us, max_us, data, sizeof(data));
-	if (journal_batch_check(min_us, max_us, err, errlen))
+	if (batch_times_check(min_us, max_us, err, errlen))
 		return -1;
 	ret = mount_flags(mnt, &flags);
 	/* ext4 re-reads the options named and keeps the others. */
