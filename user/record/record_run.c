@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "record/record_trace.h"
 #include "record/record_tunables.h"
 #include "record/record_write.h"
+#include "lib/atomic_file.h"
 #include "lib/ticker.h"
 
 /* Output of a command other than bhbench kept in the record, for failures. */
@@ -183,9 +185,13 @@ static struct json_object *workload_json(const struct record_opts *o,
 /* Fails before the workload runs when the record could not be written. */
 static int check_output(const char *out)
 {
-	char copy[PATH_MAX];
+	char copy[PATH_MAX], why[PATH_MAX + 128];
 	const char *dir;
 
+	if (atomic_file_check(AT_FDCWD, out, why, sizeof(why))) {
+		fprintf(stderr, "bhscope: %s; nothing was run\n", why);
+		return -1;
+	}
 	snprintf(copy, sizeof(copy), "%s", out);
 	dir = dirname(copy);
 	if (access(dir, W_OK)) {
