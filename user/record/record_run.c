@@ -21,6 +21,7 @@
 #include "record/record_write.h"
 #include "lib/atomic_file.h"
 #include "lib/ticker.h"
+#include "lib/json_out.h"
 
 /* Output of a command other than bhbench kept in the record, for failures. */
 #define OUTPUT_TAIL	2048
@@ -43,15 +44,6 @@ static char **workload_argv(const struct record_opts *o)
 	if (o->bench && !has_j)
 		v[n++] = "-j";
 	return v;
-}
-
-static void utc_now(char *buf, size_t len)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 static struct json_object *strings_json(char **v)
@@ -113,7 +105,7 @@ static struct json_object *one_run(const struct record_opts *o, char **argv,
 	struct exec_result r;
 	char when[32], sig[32], msg[300];
 
-	utc_now(when, sizeof(when));
+	json_out_utc_now(when, sizeof(when));
 	json_object_object_add(run, "run", json_object_new_int(index));
 	json_object_object_add(run, "start", json_object_new_string(when));
 	record_trace_run_begin(tr);
@@ -227,11 +219,10 @@ static struct json_object *header(const struct record_opts *o,
 				  const struct record_target *t,
 				  const struct record_tunables *tun)
 {
-	struct json_object *rec = json_object_new_object();
+	struct json_object *rec = json_out_new(RECORD_SCHEMA);
 	char when[32];
 
-	utc_now(when, sizeof(when));
-	json_object_object_add(rec, "schema", json_object_new_string(RECORD_SCHEMA));
+	json_out_utc_now(when, sizeof(when));
 	json_object_object_add(rec, "bhscope_version",
 			       json_object_new_string(BHSCOPE_VERSION));
 	json_object_object_add(rec, "time", json_object_new_string(when));
