@@ -103,12 +103,14 @@ int journal_remount_batch(const char *mnt, long min_us, long max_us,
 			  char *err, size_t errlen)
 {
 	unsigned long flags = 0;
-	char data[128];
+	char data[128], why[256];
 	int ret;
 
 	journal_batch_options(min_us, max_us, data, sizeof(data));
-	if (batch_times_check(min_us, max_us, err, errlen))
+	if (batch_times_check(min_us, max_us, why, sizeof(why))) {
+		snprintf(err, errlen, "refused for %s: %s", mnt, why);
 		return -1;
+	}
 	ret = mount_flags(mnt, &flags);
 	/* ext4 re-reads the options named and keeps the others. */
 	if (!ret && mount(NULL, mnt, NULL, MS_REMOUNT | MS_SILENT | flags, data))
