@@ -22,24 +22,36 @@ stop_pid() {
 	wait "$pid" 2> /dev/null || true
 }
 
+# await_start NAME PID LOG TRIES CMD...: until CMD succeeds (tried every
+# 0.1 s, TRIES times) while PID lives; else NAME did not start, LOG says why.
+await_start() {
+	local name=$1 pid=$2 log=$3 tries=$4 i
+	shift 4
+	for ((i = 0; i < tries; i++)); do
+		"$@" && return 0
+		kill -0 "$pid" 2> /dev/null || break
+		sleep 0.1
+	done
+	echo "$name did not start:" >&2
+	cat "$log" >&2
+	return 1
+}
+
 # start_serve ARG...: bhscope serve on 127.0.0.1, a free port. Sets
 # SERVE_PID, SERVE_URL (http://127.0.0.1:PORT) and SERVE_LOG (its stderr).
 start_serve() {
-	local i
 	SERVE_LOG=$(mktemp /tmp/bhscope-serve-log.XXXXXX)
 	on_exit "rm -f '$SERVE_LOG'"
 	"$BHSCOPE" serve --listen 127.0.0.1:0 "$@" 2> "$SERVE_LOG" &
 	SERVE_PID=$!
 	on_exit "stop_pid $SERVE_PID"
-	for ((i = 0; i < 150; i++)); do
-		SERVE_URL=$(grep -o 'http://[0-9.:]*' "$SERVE_LOG" | head -n 1 || true)
-		[[ -n $SERVE_URL ]] && return 0
-		kill -0 "$SERVE_PID" 2> /dev/null || break
-		sleep 0.1
-	done
-	echo "bhscope serve did not start:" >&2
-	cat "$SERVE_LOG" >&2
-	return 1
+	await_start "bhscope serve" "$SERVE_PID" "$SERVE_LOG" 150 serve_url_known
+}
+
+# Sets SERVE_URL once serve has said where it listens.
+serve_url_known() {
+	SERVE_URL=$(grep -o 'http://[0-9.:]*' "$SERVE_LOG" | head -n 1 || true)
+	[[ -n $SERVE_URL ]]
 }
 
 # scrape: the exposition of the serve start_serve started, on stdout.
@@ -114,7 +126,7 @@ PROM_PID=
 # start_prometheus TARGET (host:port): a private Prometheus on 127.0.0.1,
 # a free port, a temporary data dir, scraping TARGET every second.
 start_prometheus() {
-	local dir addr i
+	local dir
 	dir=$(mktemp -d /tmp/bhscope-prom.XXXXXX)
 	on_exit "rm -rf '$dir'"
 	cat > "$dir/prometheus.yml" <<-EOF
@@ -134,18 +146,15 @@ start_prometheus() {
 		--log.level=warn > "$dir/log" 2>&1 &
 	PROM_PID=$!
 	on_exit "stop_pid $PROM_PID"
-	for ((i = 0; i < 200; i++)); do
-		addr=$(listen_addr_of "$PROM_PID")
-		if [[ -n $addr ]] && curl -sf "http://$addr/-/ready" > /dev/null; then
-			PROM_URL=http://$addr
-			return 0
-		fi
-		kill -0 "$PROM_PID" 2> /dev/null || break
-		sleep 0.1
-	done
-	echo "prometheus did not start:" >&2
-	cat "$dir/log" >&2
-	return 1
+	await_start prometheus "$PROM_PID" "$dir/log" 200 prometheus_ready
+}
+
+# Sets PROM_URL once the Prometheus started says it is ready.
+prometheus_ready() {
+	local addr
+	addr=$(listen_addr_of "$PROM_PID")
+	[[ -n $addr ]] && curl -sf "http://$addr/-/ready" > /dev/null &&
+		PROM_URL=http://$addr
 }
 
 # promql EXPR: the JSON answer of an instant query.
