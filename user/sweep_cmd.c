@@ -16,13 +16,14 @@
 #include "record/record_exec.h"
 #include "record/record_read.h"
 #include "record/record_run.h"
+#include "record/record_schema.h"
 #include "record/record_workload.h"
 #include "record/sweep_matrix.h"
 #include "analyse/sweep_table.h"
 #include "record/sweep_tune.h"
 #include "lib/ticker.h"
 
-#define MAX_CELLS	1024
+#define MAX_CELLS	RECORD_MAX_CELLS
 
 enum {
 	OPT_LRU_SIZE = 0x100, OPT_BATCH_MIN, OPT_BATCH_MAX, OPT_TASKS,
@@ -137,8 +138,10 @@ static error_t sweep_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'r':
 		a->repeats = (int)strtol(arg, &end, 10);
-		if (*end || end == arg || a->repeats < 1 || a->repeats > 1000)
-			argp_error(state, "-r '%s': want 1 to 1000", arg);
+		if (*end || end == arg || a->repeats < 1 ||
+		    a->repeats > RECORD_MAX_RUNS)
+			argp_error(state, "-r '%s': want 1 to %d", arg,
+				   RECORD_MAX_RUNS);
 		break;
 	case OPT_LRU:
 		a->lru = true;
