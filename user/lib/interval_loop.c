@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "lib/interval_loop.h"
+#include "lib/stdout_check.h"
 #include "lib/ticker.h"
 
 int interval_loop(const struct cli_common *opt,
@@ -20,6 +23,10 @@ int interval_loop(const struct cli_common *opt,
 		if (!err)
 			err = src->report(src->ctx, cur, prev,
 					  ticker_elapsed(), final);
+		if (!err && (fflush(stdout) || ferror(stdout))) {
+			stdout_check_note(errno);
+			err = INTERVAL_LOOP_OUTPUT_FAILED;
+		}
 		if (prev)
 			src->free(prev);
 		prev = cur;
