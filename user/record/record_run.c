@@ -118,7 +118,7 @@ static struct json_object *one_run(const struct record_opts *o, char **argv,
 			       json_object_new_int(r.exit_status));
 	json_object_object_add(run, "signal", r.signal ? json_object_new_string(
 				exec_signal_name(r.signal, sig, sizeof(sig))) : NULL);
-	json_object_object_add(run, "wall_s", json_object_new_double(r.wall_s));
+	json_object_object_add(run, "wall_s", json_out_double(r.wall_s));
 	if (o->bench)
 		add_bench_result(run, &r);
 	else
