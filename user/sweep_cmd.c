@@ -21,6 +21,7 @@
 #include "record/sweep_matrix.h"
 #include "analyse/sweep_table.h"
 #include "record/sweep_tune.h"
+#include "lib/term_safe.h"
 #include "lib/ticker.h"
 
 #define MAX_CELLS	RECORD_MAX_CELLS
@@ -405,15 +406,26 @@ static int by_cell(const void *x, const void *y)
 	return (a->cell > b->cell) - (a->cell < b->cell);
 }
 
-/* The records in dir, in the order the sweep ran them. */
+static void free_indexed(struct indexed *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+/* The records in dir, in the order the sweep ran them (a sweep's at most). */
 static int list_records(const char *dir, char ***paths, int *n)
 {
-	struct indexed *v = NULL;
+	struct indexed *v = calloc(MAX_CELLS, sizeof(*v));
 	struct dirent *e;
 	DIR *d = opendir(dir);
+	int nr = 0;
 
-	if (!d) {
-		fprintf(stderr, "bhscope: %s: %s\n", dir, strerror(errno));
+	if (!d || !v) {
+		term_safe_error("%s: %s", dir, strerror(errno));
+		if (d)
+			closedir(d);
+		free(v);
 		return -1;
 	}
 	while ((e = readdir(d))) {
@@ -423,23 +435,34 @@ static int list_records(const char *dir, char ***paths, int *n)
 		if (len < 6 || strcmp(e->d_name + len - 5, ".json") ||
 		    e->d_name[0] == '.')
 			continue;
+		if (nr == MAX_CELLS) {
+			term_safe_error("%s: more than %d records, more than a sweep writes",
+					dir, MAX_CELLS);
+			closedir(d);
+			free_indexed(v, nr);
+			return -1;
+		}
 		if (asprintf(&p, "%s/%s", dir, e->d_name) < 0)
 			break;
-		v = realloc(v, (*n + 1) * sizeof(*v));
-		v[*n].path = p;
-		v[*n].cell = cell_index(p);
-		(*n)++;
+		v[nr].path = p;
+		v[nr].cell = cell_index(p);
+		nr++;
 	}
 	closedir(d);
-	if (!*n) {
-		fprintf(stderr, "bhscope: %s: no records (*.json) there\n", dir);
+	if (!nr) {
+		term_safe_error("%s: no records (*.json) there", dir);
 		free(v);
 		return -1;
 	}
-	qsort(v, *n, sizeof(*v), by_cell);
-	*paths = calloc(*n, sizeof(**paths));
-	for (int i = 0; i < *n; i++)
+	qsort(v, nr, sizeof(*v), by_cell);
+	*paths = calloc(nr, sizeof(**paths));
+	if (!*paths) {
+		free_indexed(v, nr);
+		return -1;
+	}
+	for (int i = 0; i < nr; i++)
 		(*paths)[i] = v[i].path;
+	*n = nr;
 	free(v);
 	return 0;
 }
