@@ -199,12 +199,14 @@ int serve_http_run(struct serve_http *h, serve_http_render_fn render, void *arg,
 	h->arg = arg;
 	h->counters = counters;
 	h->daemon = MHD_start_daemon(
-		MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0,
+		MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0,
 		NULL, NULL, handle, h,
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 		MHD_OPTION_LISTEN_SOCKET, h->fd,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_HTTP_CONN_MEMORY,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)SERVE_HTTP_MAX_CONNS,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		(unsigned int)SERVE_HTTP_MAX_CONNS_PER_IP,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)SERVE_HTTP_TIMEOUT_S,
 		MHD_OPTION_END);
 	if (!h->daemon) {
