@@ -21,6 +21,7 @@
 #include "record/sweep_matrix.h"
 #include "analyse/sweep_table.h"
 #include "record/sweep_tune.h"
+#include "lib/env.h"
 #include "lib/term_safe.h"
 #include "lib/ticker.h"
 
@@ -339,6 +340,9 @@ static int run_sweep(struct sweep_args *a, char ***paths, int *npaths)
 		fprintf(stderr, "bhscope: give bhbench's directory with -D DIR\n");
 		return 64;
 	}
+	/* Before anything is changed: one line for an unprivileged user. */
+	if (env_check_privileges(ENV_TRACE | (lru || batch ? ENV_TUNE : 0)))
+		return 1;
 	if (sweep_tune_prepare(&tune, dir, lru, batch, err, sizeof(err))) {
 		fprintf(stderr, "bhscope: %s\n", err);
 		return 1;

@@ -20,6 +20,7 @@
 #include "record/record_tunables.h"
 #include "record/record_write.h"
 #include "lib/atomic_file.h"
+#include "lib/env.h"
 #include "lib/ticker.h"
 #include "lib/json_out.h"
 
@@ -262,16 +263,24 @@ int record_main(const struct record_opts *o)
 	char **argv;
 	int ret;
 
+	/* First: an unprivileged user learns it before anything runs. */
+	if ((o->jbd2 || o->lru) && env_check_privileges(ENV_TRACE))
+		return 1;
 	if (check_output(o->out) || find_target(o, &t, &have_target))
 		return 1;
-	argv = workload_argv(o);
-	if (!argv)
-		return 1;
-	record_tunables_read(have_target ? &t : NULL, &tun);
-	rec = header(o, have_target ? &t : NULL, &tun);
 	if (have_target && t.device[0])
 		tr.kdev = record_target_kdev(&t);
-	record_trace_start(&tr);
+	if (record_trace_start(&tr)) {	/* it said why, in one line */
+		record_trace_stop(&tr);
+		return 1;
+	}
+	argv = workload_argv(o);
+	if (!argv) {
+		record_trace_stop(&tr);
+		return 1;
+	}
+	record_tunables_read(have_target ? &t : NULL, &tun);
+	rec = header(o, have_target ? &t : NULL, &tun);
 	if (!o->quiet && tr.want_lru && !tr.lru.available)
 		fprintf(stderr, "bhscope: LRU figures unavailable: %s\n", tr.lru.why);
 
