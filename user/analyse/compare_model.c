@@ -18,6 +18,7 @@ struct gather {
 	int rec;
 	double ***vals;		/* [row][rec][run] */
 	int **nvals;		/* [row][rec] */
+	int cap;		/* rows, vals and nvals have room for */
 };
 
 /* FNV-1a: rows are found by key in constant time, so compare is linear. */
@@ -83,18 +84,27 @@ static int add_row(struct gather *g, const struct metric *m)
 
 	if (index_grow(t))
 		return -ENOMEM;
-	rows = realloc(t->rows, (n + 1) * sizeof(*rows));
-	if (!rows)
-		return -ENOMEM;
-	t->rows = rows;
-	vals = realloc(g->vals, (n + 1) * sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	g->vals = vals;
-	nvals = realloc(g->nvals, (n + 1) * sizeof(*nvals));
-	if (!nvals)
-		return -ENOMEM;
-	g->nvals = nvals;
+	/* Doubling: growing by one row copied every row each time. */
+	if (n == g->cap) {
+		int cap = g->cap ? 2 * g->cap : 64;
+
+		rows = realloc(t->rows, cap * sizeof(*rows));
+		if (!rows)
+			return -ENOMEM;
+		t->rows = rows;
+		vals = realloc(g->vals, cap * sizeof(*vals));
+		if (!vals)
+			return -ENOMEM;
+		g->vals = vals;
+		nvals = realloc(g->nvals, cap * sizeof(*nvals));
+		if (!nvals)
+			return -ENOMEM;
+		g->nvals = nvals;
+		g->cap = cap;
+	}
+	rows = t->rows;
+	vals = g->vals;
+	nvals = g->nvals;
 	r = &rows[n];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->key, sizeof(r->key), "%s", m->key);
@@ -122,11 +132,14 @@ static int gather_one(void *ctx, const struct metric *m)
 	if (row < 0)
 		return row;
 	n = g->nvals[row][g->rec];
-	v = realloc(g->vals[row][g->rec], (n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
+	v = g->vals[row][g->rec];
+	if (!(n & (n - 1))) {	/* 0, 1, 2, 4...: full, double it */
+		v = realloc(v, (n ? 2 * n : 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		g->vals[row][g->rec] = v;
+	}
 	v[n] = m->value;
-	g->vals[row][g->rec] = v;
 	g->nvals[row][g->rec] = n + 1;
 	return 0;
 }

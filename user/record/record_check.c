@@ -327,7 +327,7 @@ static int check_finite(struct json_object *o, char *path, size_t size,
 				return -1;
 		}
 		return 0;
-	case json_type_object:
+	case json_type_object: {
 		json_object_object_foreach(o, k, v) {
 			u = used + snprintf(path + used, size - used, "%s%s",
 					    used ? "." : "", k);
@@ -336,6 +336,7 @@ static int check_finite(struct json_object *o, char *path, size_t size,
 				return -1;
 		}
 		return 0;
+	}
 	default:
 		return 0;
 	}
