@@ -119,28 +119,21 @@ static struct json_object *parse(const char *buf, size_t size, char *err,
 	return root;
 }
 
-int record_read(const char *path, struct json_object **out, char *err,
-		size_t errlen)
+int record_parse(const char *buf, size_t size, struct json_object **out,
+		 char *err, size_t errlen)
 {
 	struct json_object *root;
-	size_t size, i;
-	char *buf;
+	size_t i;
 
-	if (input_file_read(path, RECORD_MAX_BYTES, INPUT_FILE_STDIN, &buf,
-			    &size, err, errlen))
-		return -1;
 	for (i = 0; i < size && isspace((unsigned char)buf[i]); i++)
 		;
-	if (i == size) {
-		free(buf);
+	if (i == size)
 		return fail(err, errlen, "empty file, not a bhscope record");
-	}
-	if (strlen(buf) != size) {
-		free(buf);
+	if (memchr(buf, '\0', size))
 		return fail(err, errlen, "not JSON: contains NUL bytes (a binary file?)");
-	}
+	if (size > RECORD_MAX_BYTES)
+		return fail(err, errlen, "larger than %ld MiB", RECORD_MAX_BYTES >> 20);
 	root = parse(buf, size, err, errlen);
-	free(buf);
 	if (!root)
 		return -1;
 	if (record_check(root, err, errlen)) {
@@ -149,4 +142,19 @@ int record_read(const char *path, struct json_object **out, char *err,
 	}
 	*out = root;
 	return 0;
+}
+
+int record_read(const char *path, struct json_object **out, char *err,
+		size_t errlen)
+{
+	size_t size;
+	char *buf;
+	int ret;
+
+	if (input_file_read(path, RECORD_MAX_BYTES, INPUT_FILE_STDIN, &buf,
+			    &size, err, errlen))
+		return -1;
+	ret = record_parse(buf, size, out, err, errlen);
+	free(buf);
+	return ret;
 }

@@ -18,6 +18,10 @@
 int record_read(const char *path, struct json_object **root, char *err,
 		size_t errlen);
 
+/* The same for size bytes already in memory (a fuzzer's input). */
+int record_parse(const char *buf, size_t size, struct json_object **root,
+		 char *err, size_t errlen);
+
 /*
  * Checks an already parsed document as record_read does: the schema, and
  * the type and range of every field a reader takes (record_check.c lists
