@@ -102,6 +102,14 @@ static void top_level_array_is_not_a_record(void **state)
 	assert_non_null(strstr(err, "not a bhscope record"));
 }
 
+/* Found by fuzz_record: "null" was refused with no reason at all. */
+static void null_document_says_why(void **state)
+{
+	(void)state;
+	assert_int_equal(read_text("null\f"), -1);
+	assert_string_equal(err, "not a bhscope record: the top level is null, not an object");
+}
+
 static void json_without_schema_is_not_a_record(void **state)
 {
 	(void)state;
@@ -313,6 +321,7 @@ int main(void)
 		cmocka_unit_test(text_that_is_not_json_says_so),
 		cmocka_unit_test(trailing_data_is_refused),
 		cmocka_unit_test(top_level_array_is_not_a_record),
+		cmocka_unit_test(null_document_says_why),
 		cmocka_unit_test(json_without_schema_is_not_a_record),
 		cmocka_unit_test(foreign_schema_is_named),
 		cmocka_unit_test(newer_schema_version_asks_for_an_upgrade),

@@ -116,6 +116,9 @@ static struct json_object *parse(const char *buf, size_t size, char *err,
 		     end);
 		return NULL;
 	}
+	/* The document "null" parses to NULL, which is no error to json-c. */
+	if (!root)
+		fail(err, len, "not a bhscope record: the top level is null, not an object");
 	return root;
 }
 
