@@ -21,6 +21,7 @@
 #include "record/record_write.h"
 #include "lib/atomic_file.h"
 #include "lib/env.h"
+#include "lib/term_safe.h"
 #include "lib/ticker.h"
 #include "lib/json_out.h"
 
@@ -248,8 +249,9 @@ static void progress(const struct record_opts *o, int i,
 		fprintf(stderr, "run %d/%d: ok, %.3f s\n", i, o->repeats,
 			json_object_get_double(json_object_object_get(run, "wall_s")));
 	else if (json_object_object_get_ex(run, "error", &e))
-		fprintf(stderr, "bhscope: run %d/%d failed: %s\n", i,
-			o->repeats, json_object_get_string(e));
+		/* bhbench's "error" is the workload's text: made safe. */
+		term_safe_error("run %d/%d failed: %s", i, o->repeats,
+				json_object_get_string(e));
 }
 
 int record_main(const struct record_opts *o)
