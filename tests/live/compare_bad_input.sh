@@ -126,6 +126,15 @@ else check_fail json_without_infinity "compare -j is not JSON"; fi
 if grep -qiE 'nan|inf' "$SCRATCH/c.svg"; then check_fail chart_without_nan "$(grep -ioE '.{20}(nan|inf).{5}' "$SCRATCH/c.svg" | head -2)"
 else check_pass chart_without_nan; fi
 
+mkdir "$SCRATCH/swx"
+jq '.sweep = {"config": "base", "config_index": 0, "cell": 0, "params": {}} |
+    .workload.name = "sync" | .runs[0].result = {"results": {"files_per_sec": 1e-300}}' "$good" > "$SCRATCH/swx/a.json"
+jq '.sweep = {"config": "b", "config_index": 1, "cell": 1, "params": {}} |
+    .workload.name = "sync" | .runs[0].result = {"results": {"files_per_sec": 1e15}}' "$good" > "$SCRATCH/swx/b.json"
+out=$("$BHSCOPE" sweep --report "$SCRATCH/swx" 2>&1)
+if grep -qiE 'inf|nan' <<< "$out"; then check_fail sweep_report_without_inf "$out"
+else check_pass sweep_report_without_inf; fi
+
 # sweep --report reads records the same way: a null device name is one line.
 mkdir "$SCRATCH/sw"
 jq '.sweep = {"config": "base", "config_index": 0, "cell": 0, "params": {}}' "$good" > "$SCRATCH/sw/a.json"

@@ -185,6 +185,7 @@ static void print_change_table(FILE *out, const struct sweep_tab *t, int m)
 static void print_speedup_table(FILE *out, const struct sweep_tab *t, int m)
 {
 	char v[40], cell[64];
+	double speedup;
 
 	fprintf(out, "%s, %s vs each setting\n", metrics[m].title, t->configs[0]);
 	head_names(out, t);
@@ -208,9 +209,11 @@ static void print_speedup_table(FILE *out, const struct sweep_tab *t, int m)
 			fprintf(out, " %*s", w, v);
 			if (!c)
 				continue;
-			if (s->n && base->n && base->median > 0)
-				snprintf(cell, sizeof(cell), "%.2fx%s",
-					 s->median / base->median,
+			speedup = s->n && base->n && base->median > 0 ?
+				  s->median / base->median : NAN;
+			/* 1e15 over 1e-300 overflows: no figure, not "infx". */
+			if (isfinite(speedup))
+				snprintf(cell, sizeof(cell), "%.2fx%s", speedup,
 					 stats_within_noise(base, s) ? "~" : "");
 			else
 				snprintf(cell, sizeof(cell), "-");
