@@ -198,6 +198,11 @@ int serve_http_run(struct serve_http *h, serve_http_render_fn render, void *arg,
 	h->render = render;
 	h->arg = arg;
 	h->counters = counters;
+	/*
+	 * poll(), not epoll: libmicrohttpd's edge-triggered epoll missed a
+	 * client's FIN that came with its last data, and the socket stayed
+	 * in CLOSE-WAIT until the timeout; 256 descriptors poll cheaply.
+	 */
 	h->daemon = MHD_start_daemon(
 		MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0,
 		NULL, NULL, handle, h,

@@ -5,8 +5,8 @@
  * other path is 404 and any other method 405. libmicrohttpd itself answers
  * requests whose headers do not fit the connection's memory (431).
  *
- * Hostile clients: one thread polls every connection (epoll) and never
- * blocks on one, so a slow client delays nobody; each address may hold at
+ * Hostile clients: one thread polls every connection and never blocks on
+ * one, so a slow client delays nobody; each address may hold at
  * most SERVE_HTTP_MAX_CONNS_PER_IP connections (more are closed at once),
  * so one address cannot take the SERVE_HTTP_MAX_CONNS that everyone
  * shares; an idle connection is closed after SERVE_HTTP_TIMEOUT_S. Below
