@@ -32,6 +32,8 @@ void lru_symbols_parse(FILE *kallsyms, struct lru_symbols *s)
 			s->find_get_block_common = true;
 		else if (!strcmp(name, "__find_get_block"))
 			s->find_get_block = true;
+		else if (!strcmp(name, "__find_get_block_nonatomic"))
+			s->find_get_block_nonatomic = true;
 		else if (!strcmp(name, "invalidate_bh_lrus"))
 			s->invalidate_all = true;
 		else if (!strcmp(name, "invalidate_bh_lrus_cpu"))

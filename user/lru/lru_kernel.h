@@ -14,6 +14,7 @@
 struct lru_symbols {
 	bool find_get_block_common;	/* 6.15+ and backports (6.12.31+) */
 	bool find_get_block;		/* __find_get_block */
+	bool find_get_block_nonatomic;	/* __find_get_block_nonatomic (6.15+) */
 	bool invalidate_all;		/* invalidate_bh_lrus */
 	bool invalidate_cpu;		/* invalidate_bh_lrus_cpu */
 	bool install;			/* bh_lru_install (inlined on 6.1-6.18) */
