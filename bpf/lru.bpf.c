@@ -92,6 +92,31 @@ static __always_inline void trace_snapshot(struct lru_cpu_state *st)
 	st->trace_synced = 1;
 }
 
+/*
+ * With --trace: cpu's LRU was found emptied (an LRU_RESET record, as
+ * bhtune's invalidations): a replay empties its larger LRU too. A model
+ * restart without one (an unseen change) is a snapshot alone.
+ */
+static __always_inline void trace_reset(struct lru_cpu_state *st, __u32 cpu)
+{
+	struct lru_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		trace_lost(st);
+		return;
+	}
+	trace_head(e, st);
+	e->cpu = cpu;
+	e->block = 0;
+	e->dev = 0;
+	e->size = 0;
+	e->slot = -1;
+	e->lru_size = 0;
+	e->outcome = LRU_RESET;
+	bpf_ringbuf_submit(e, 0);
+	trace_sent(st);
+}
+
 /* An installed miss: its depth in the ghost list, and the eviction. */
 static __always_inline void lookup_installed(struct lru_cpu_state *st,
 					     __u64 victim_bh,
@@ -138,6 +163,8 @@ static __always_inline void model_restart(struct lru_cpu_state *st,
 					  struct buffer_head *const *bhs,
 					  bool emptied)
 {
+	if (emptied && trace_events)
+		trace_reset(st, bpf_get_smp_processor_id());
 	if (emptied || !st->sh.valid)
 		lru_restart(st);
 	else
@@ -648,28 +675,12 @@ SEC("tracepoint/bhtune/bhtune_invalidate")
 int tp_bhtune_invalidate(struct bhtune_invalidate_args *ctx)
 {
 	struct lru_cpu_state *st;
-	struct lru_event *e;
 
 	st = bpf_map_lookup_percpu_elem(&cpu_state, &zero_key, ctx->cpu);
 	if (!st)
 		return 0;
 	lru_restart(st);
-	if (!trace_events)
-		return 0;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		trace_lost(st);
-		return 0;
-	}
-	trace_head(e, st);
-	e->cpu = ctx->cpu;
-	e->block = 0;
-	e->dev = 0;
-	e->size = 0;
-	e->slot = -1;
-	e->lru_size = 0;
-	e->outcome = LRU_RESET;
-	bpf_ringbuf_submit(e, 0);
-	trace_sent(st);
+	if (trace_events)
+		trace_reset(st, ctx->cpu);
 	return 0;
 }
