@@ -339,8 +339,8 @@ static __always_inline void lookup_unproven(struct lru_cpu_state *st,
 		.outcome = ret ? LRU_UNSYNCED : LRU_MISS_ABSENT,
 	};
 
-	if (ret || !st->sh.valid ||
-	    !shadow_matches(&st->sh, (__u64)bhs[0], bhs)) {
+	/* it may have changed this LRU, or another CPU's: re-read if so */
+	if (!st->sh.valid || !shadow_matches(&st->sh, (__u64)bhs[0], bhs)) {
 		model_restart(st, bhs, st->sh.valid && !bhs[0]);
 		r.flags |= LRU_EV_RESTART;
 	}
