@@ -165,6 +165,14 @@ done
 [[ -s bhscope.prom ]] || fail "bhscope serve wrote no textfile: $(cat serve.err)"
 
 for model in "${models[@]}"; do
+	if [[ $model == full ]]; then
+		# fentry programs run preemptible there and lose lookups: auto
+		# takes kprobes (which run with preemption off) first
+		echo full >$preempt
+		probes=$("$LRU_BHSCOPE" lru --probes -j)
+		lru_check "full preemption: auto picks kprobes and says why not fentry" \
+			'.mode == "kprobe" and (.modes.fentry | test("full preemption"))' "$probes"
+	fi
 	for set in "${hook_sets[@]}"; do
 		IFS=: read -r hook funcs wrappers <<<"$set"
 		phase "$model" "$hook" "$funcs" "$wrappers"

@@ -34,6 +34,18 @@ void lru_symbols_parse(FILE *kallsyms, struct lru_symbols *s);
  */
 int lru_kernel_slots(char *why, size_t len);
 
+/*
+ * True when the kernel preempts kernel code anywhere: full, lazy or RT
+ * preemption, from debugfs's sched/preempt (PREEMPT_DYNAMIC), else the
+ * command line's preempt=, else uname -v (a PREEMPT or PREEMPT_RT build).
+ * why says which, for reports.
+ */
+bool lru_kernel_preempt_full(char *why, size_t len);
+
+/* Same, from those three texts (any may be NULL): for unit tests. */
+bool lru_preempt_full_of(const char *debugfs, const char *cmdline,
+			 const char *version, char *why, size_t len);
+
 /* True when the kernel can attach kprobes (tracefs kprobe_events exists). */
 bool lru_kernel_has_kprobes(void);
 
