@@ -54,23 +54,25 @@ vm_share() {
 }
 
 # vm_virtiofsd: with VM_SHARE=virtiofs, serves the host's / on
-# VM_OUT/virtiofs.sock for the next QEMU (it exits when QEMU disconnects);
+# RUN_OUT/virtiofs.sock (one per guest: two may run at once) for the next
+# QEMU (it exits when QEMU disconnects);
 # VIRTIOFSD_PID is its pid, killed by vm_virtiofsd_stop. The guest mounts
 # it read-only and writes to a tmpfs overlay, as with 9p.
 vm_virtiofsd() {
-	local sock=$VM_OUT/virtiofs.sock
+	local out=${RUN_OUT:-$VM_OUT} sock
+	sock=$out/virtiofs.sock
 	VIRTIOFSD_PID=
 	[[ $VM_SHARE == virtiofs ]] || return 0
 	rm -f "$sock"
 	"$VIRTIOFSD" --socket-path="$sock" -o source=/ -o cache=always \
-		-o sandbox=chroot >"$VM_OUT/virtiofsd.log" 2>&1 &
+		-o sandbox=chroot >"$out/virtiofsd.log" 2>&1 &
 	VIRTIOFSD_PID=$!
 	for _ in $(seq 100); do
 		[[ -S $sock ]] && return 0
 		kill -0 "$VIRTIOFSD_PID" 2>/dev/null || break
 		sleep 0.05
 	done
-	vm_die "virtiofsd did not start: $(head -c 300 "$VM_OUT/virtiofsd.log")"
+	vm_die "virtiofsd did not start: $(head -c 300 "$out/virtiofsd.log")"
 }
 
 vm_virtiofsd_stop() {
@@ -216,7 +218,8 @@ vm_initramfs_base() { # STAGE OUT
 # the exported part (see README.md).
 vm_env() {
 	local v
-	for v in SERIES KVER KDIR MODDIR VM_OUT VM_CPUS VM_TESTS VM_TEST_TIMEOUT; do
+	for v in SERIES KVER KDIR MODDIR VM_OUT VM_CPUS VM_TESTS VM_TEST_TIMEOUT \
+		VM_GUEST_VARIANT; do
 		printf '%s=%q\n' "$v" "${!v:-}"
 	done
 	printf 'BHVM_REPO=%q\n' "$REPO"
@@ -245,12 +248,12 @@ vm_qemu_cmd() {
 	# shellcheck disable=SC2054 # the commas belong to QEMU's options
 	QEMU=(qemu-system-x86_64 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max,la57=off
 		-smp "$cpus" -m "$VM_MEM" -nodefaults -display none -nic none
-		-bios qboot.rom -no-reboot -kernel "$VMLINUZ" -initrd "$VM_OUT/initramfs.cpio"
-		-append "console=ttyS0 panic=-1 mitigations=off no_timer_check quiet $append ${VM_APPEND:-}")
+		-bios qboot.rom -no-reboot -kernel "$VMLINUZ" -initrd "${RUN_OUT:-$VM_OUT}/initramfs.cpio"
+		-append "console=ttyS0 panic=-1 mitigations=off no_timer_check quiet $append ${GUEST_APPEND:-} ${VM_APPEND:-}")
 	if [[ ${VM_SHARE:-9p} == virtiofs ]]; then
 		# vhost-user needs the guest's memory shared with virtiofsd
 		# shellcheck disable=SC2054 # the commas belong to QEMU's options
-		QEMU+=(-chardev "socket,id=vfs,path=$VM_OUT/virtiofs.sock"
+		QEMU+=(-chardev "socket,id=vfs,path=${RUN_OUT:-$VM_OUT}/virtiofs.sock"
 			-device vhost-user-fs-pci,chardev=vfs,tag=hostroot
 			-object "memory-backend-memfd,id=mem,size=$VM_MEM,share=on"
 			-numa node,memdev=mem)
