@@ -347,6 +347,9 @@ static __always_inline void lookup_unproven(struct lru_cpu_state *st,
 	if (!key) {
 		count_cpu(__builtin_offsetof(struct lru_cpu_counters,
 					     unsynced_nodev));
+		/* traced with no key, counted on no device */
+		if (trace_events)
+			trace_lookup(st, &r);
 		return;
 	}
 	r.key = *key;
