@@ -56,7 +56,8 @@ trap restore EXIT
 common=$(bh_lookup_func)
 hook_sets=("fentry:$common:0" "kprobe:$common:0")
 if in_kallsyms __find_get_block_nonatomic; then
-	hook_sets+=("fentry:__find_get_block,__find_get_block_nonatomic:1")
+	hook_sets+=("fentry:__find_get_block,__find_get_block_nonatomic:1"
+		"kprobe:__find_get_block,__find_get_block_nonatomic:1")
 fi
 
 # Background disturbances until the file stop exists: the LRUs emptied
