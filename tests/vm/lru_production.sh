@@ -22,7 +22,7 @@ set -euo pipefail
 # shellcheck source=tests/vm/lib/lru.sh
 . "$REPO/tests/vm/lib/lru.sh"
 
-PHASE_SECS=${LRU_PHASE_SECS:-10}	# guest seconds of load per phase
+PHASE_SECS=${LRU_PHASE_SECS:-6}	# guest seconds of load per phase
 MIN_LOOKUPS=${LRU_MIN_LOOKUPS:-3000}	# per phase, or the load did too little
 bin=$VM_OUT/bpf-count
 lru_need_tools
