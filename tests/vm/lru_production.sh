@@ -119,12 +119,17 @@ phase() {
 	kill -INT $oracle
 	wait $oracle || fail "oracle exited with $? ($(cat "$name.oracle.err"))"
 	lru_stop "$name.json"
-	check "$name"
+	check "$name" "$wrappers"
 }
 
-# check NAME: the last report of bhscope lru against the oracle.
+# check NAME WRAPPERS: the last report of bhscope lru against the oracle.
+# With WRAPPERS, the hooks see only the lookups made through the two
+# wrappers: on Debian's 6.12, ext4's go to find_get_block_common from
+# elsewhere in fs/buffer.c (44 of 25000 came through the wrappers), so
+# block_touch_buffer counts far more hits there; only the lookups, and hits
+# never above the kernel's, are compared.
 check() {
-	local name=$1 live oracle sum
+	local name=$1 wrappers=$2 live oracle sum
 	live=$(tail -n 1 "$1.json")
 	oracle=$(cat "$1.oracle")
 	sum=$(jq -c -n --argjson l "$live" --argjson o "$oracle" '
@@ -144,12 +149,17 @@ check() {
 	echo "$SERIES $name: $sum"
 	cp "$1.json" "$1.oracle" "$VM_EXPORT/" 2>/dev/null || true
 	echo "$SERIES $name $sum" >>"$VM_EXPORT/summary.txt"
-	lru_check "$name: the load made at least $MIN_LOOKUPS lookups" \
-		".calls >= $MIN_LOOKUPS" "$sum"
 	lru_check "$name: lookups differ from the oracle's calls by at most lost + the oracle's misses" \
 		"(.lookup_diff | fabs) <= .lost + .oracle_misses" "$sum"
-	lru_check "$name: hits differ from block_touch_buffer by at most unsynced + lost" \
-		"(.hit_diff | fabs) <= .unsynced + .lost + .oracle_misses" "$sum"
+	if ((wrappers)); then
+		echo "$name: the wrappers saw $(jq .calls <<<"$sum") lookups; block_touch_buffer counted $(jq .touches <<<"$sum") hits in all"
+		lru_check "$name: the wrappers were hooked and seen" ".calls > 0" "$sum"
+	else
+		lru_check "$name: the load made at least $MIN_LOOKUPS lookups" \
+			".calls >= $MIN_LOOKUPS" "$sum"
+		lru_check "$name: hits differ from block_touch_buffer by at most unsynced + lost" \
+			"(.hit_diff | fabs) <= .unsynced + .lost + .oracle_misses" "$sum"
+	fi
 	lru_check "$name: no CPU has a hit the kernel did not emit there" \
 		".cpu_excess_hits <= .oracle_misses" "$sum"
 	lru_check "$name: a figure with lost lookups says so, and how exact the curve is" \

@@ -17,6 +17,7 @@ set -euo pipefail
 K=8
 bin=$VM_OUT/bpf-count
 lru_need_tools
+command -v blockdev >/dev/null || skip "blockdev is not installed on the host"
 [[ -x $bin/bhvm-oracle ]] || fail "$bin/bhvm-oracle missing: bpf-count.prep did not run"
 online=/sys/devices/system/cpu/cpu$LRU_CPU/online
 [[ -w $online ]] || skip "CPU $LRU_CPU cannot be taken offline here"
@@ -39,8 +40,10 @@ for hook in fentry kprobe; do
 		sleep 0.1
 	done
 	echo 1 >"$online"
+	# the directory's blocks leave the LRUs and the page cache
 	sync
-	echo 3 >/proc/sys/vm/drop_caches	# the directory's blocks leave
+	blockdev --flushbufs /dev/$LRU_DEV
+	echo 3 >/proc/sys/vm/drop_caches
 	lru_list "$PWD/mnt/d" 3
 	kill -INT $oracle
 	wait $oracle || fail "oracle: $(cat "$hook.oracle.err")"
