@@ -22,7 +22,7 @@
  *
  * Nothing is guessed. The exit classifies a lookup only when it can prove
  * the LRU change it sees is this lookup's, on this CPU: the entry probe
- * left this task's id and context-switch count, and they still hold
+ * left this task and its context-switch count, and they still hold
  * (lookup_proven()). A lookup preempted, migrated or asleep in between is
  * unsynced (a NULL return is absent wherever it ran). An invalidation IPI
  * is the one change an interrupt makes, and it empties the LRU, which the
@@ -260,11 +260,9 @@ static __always_inline void lookup_classify(struct lru_cpu_state *st,
 	lru_account(st, &r);
 }
 
-/* The task's context switches (voluntary and not). */
-static __always_inline __u64 task_switches(void)
+/* A task's context switches (voluntary and not). */
+static __always_inline __u64 task_switches(const struct task_struct *t)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
-
 	return t->nvcsw + t->nivcsw;
 }
 
@@ -278,15 +276,18 @@ static __always_inline void lookup_entered(const struct lru_key *key)
 {
 	struct buffer_head *const *bhs = lru_this_cpu();
 	struct lru_cpu_state *st = cpu_state_get();
+	struct task_struct *t;
 	struct buffer_head *last;
 
 	if (!bhs || !st)
 		return;
-	__sync_fetch_and_add(&st->entries, 1);
+	if (count_runs)
+		__sync_fetch_and_add(&st->entries, 1);
 	if (!state_claim(st))
 		return;		/* its exit finds no entry: unsynced */
-	st->in.tid = (__u32)bpf_get_current_pid_tgid();
-	st->in.nsw = task_switches();
+	t = bpf_get_current_task_btf();
+	st->in.task = (__u64)t;
+	st->in.nsw = task_switches(t);
 	if (key)
 		st->in.key = *key;
 	/*
@@ -316,10 +317,10 @@ static __always_inline void lookup_entered(const struct lru_key *key)
  */
 static __always_inline bool lookup_proven(struct lru_cpu_state *st)
 {
-	bool own = st->in.tid == (__u32)bpf_get_current_pid_tgid() &&
-		   st->in.nsw == task_switches();
+	struct task_struct *t = bpf_get_current_task_btf();
+	bool own = st->in.task == (__u64)t && st->in.nsw == task_switches(t);
 
-	st->in.tid = 0;
+	st->in.task = 0;
 	return own;
 }
 
@@ -372,7 +373,8 @@ static __always_inline void lookup_done(const void *ret,
 
 	if (!bhs || !st)
 		return;
-	__sync_fetch_and_add(&st->exits, 1);
+	if (count_runs)
+		__sync_fetch_and_add(&st->exits, 1);
 	if (!state_claim(st)) {
 		/* another probe here was preempted inside: not counted */
 		count_cpu(__builtin_offsetof(struct lru_cpu_counters,

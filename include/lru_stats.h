@@ -154,8 +154,8 @@ struct lru_cpu_counters {
 	__u64 lookups_lost;	/* lookups whose exit probe found another
 				 * probe of this CPU in flight (preempted
 				 * inside it), not counted */
-	__u64 entries;		/* entry probe runs (fentry/kprobe modes) */
-	__u64 exits;		/* exit probe runs (fentry/kprobe modes) */
+	__u64 entries;		/* entry probe runs (kprobe mode) */
+	__u64 exits;		/* exit probe runs (kprobe mode) */
 	__u64 resyncs;		/* the LRU held what the model did not
 				 * explain and was not emptied: the model
 				 * read it again and kept its ghost list (the

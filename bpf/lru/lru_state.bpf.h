@@ -17,6 +17,11 @@ const volatile __u32 target_dev = 0;
 const volatile __u32 whatif_depth = 0;
 /* Send every lookup to the ring buffer (--trace). */
 const volatile bool trace_events = false;
+/*
+ * Count entry and exit probe runs (kprobe mode: their difference is the
+ * kretprobe instances missed; fexit's skipped runs are recursion_misses).
+ */
+const volatile bool count_runs = false;
 
 /*
  * Devices whose bucket is taken. Not preallocated: a value is 2 KiB per
@@ -51,8 +56,7 @@ struct {
  * switched out in between (see lookup_proven()).
  */
 struct lru_inflight {
-	__u32 tid;		/* 0: none */
-	__u32 pad;
+	__u64 task;		/* its task_struct's address; 0: none */
 	__u64 nsw;		/* the task's context switches at entry */
 	struct lru_key key;	/* kprobe mode: the lookup's arguments */
 	/*

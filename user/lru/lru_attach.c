@@ -63,7 +63,8 @@ static const char *const hook_kind_names[] = {
 	[HOOK_TP] = "tracepoint",
 };
 
-static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size)
+static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size,
+				 bool count_runs)
 {
 	struct lru_bpf *skel = lru_bpf__open();
 	struct bpf_program *p;
@@ -74,6 +75,8 @@ static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size)
 	skel->rodata->lru_slots = lru_size > 0 ? lru_size : 16;
 	skel->rodata->whatif_depth = o->whatif;
 	skel->rodata->trace_events = o->trace;
+	/* lost kretprobe instances show only as entries without an exit */
+	skel->rodata->count_runs = count_runs;
 	bpf_map__set_max_entries(skel->maps.events,
 				 o->trace ? o->trace_bytes : (uint32_t)getpagesize());
 	bpf_object__for_each_program(p, skel->obj)
@@ -182,7 +185,7 @@ static int try_bhtune(struct lru_session *s, const struct lru_load_opts *o,
 		return n ?: -EINVAL;
 	}
 	s->hooks.lru_size = n;
-	skel = open_skel(o, n);
+	skel = open_skel(o, n, false);
 	if (!skel) {
 		snprintf(why, len, "cannot open the LRU BPF object: %s",
 			 strerror(errno));
@@ -350,7 +353,7 @@ static int try_lookups(struct lru_session *s, const struct lru_load_opts *o,
 		return -EOPNOTSUPP;
 	}
 retry:
-	skel = open_skel(o, s->hooks.lru_size);
+	skel = open_skel(o, s->hooks.lru_size, !fentry);
 	if (!skel) {
 		snprintf(why, len, "cannot open the LRU BPF object: %s",
 			 strerror(errno));
@@ -418,7 +421,7 @@ static int try_tracepoint(struct lru_session *s, const struct lru_load_opts *o,
 		snprintf(why, len, "this kernel has no block:block_touch_buffer tracepoint");
 		return -ENOENT;
 	}
-	skel = open_skel(o, s->hooks.lru_size);
+	skel = open_skel(o, s->hooks.lru_size, false);
 	if (!skel) {
 		snprintf(why, len, "cannot open the LRU BPF object: %s",
 			 strerror(errno));
