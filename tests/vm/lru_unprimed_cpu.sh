@@ -3,8 +3,8 @@
 # probe: its first lookups must still be classified from what its LRU
 # really holds, and a lookup that returns nothing is absent, never a hit.
 # Here CPU 1 is offline while the tracer starts; once back, it lists a
-# directory whose blocks the page cache has just dropped (the first lookups
-# return NULL), then lists it again (hits). The kernel's own hit count on
+# directory whose blocks left the page cache with a remount (the first
+# lookups return NULL), then lists it again (hits). The kernel's own hit count on
 # that CPU (block:block_touch_buffer) and a separate count of the lookups
 # (tests/vm/bpf-count/oracle.*) must match bhscope's exactly. For fentry
 # and kprobe hooks.
@@ -17,7 +17,6 @@ set -euo pipefail
 K=8
 bin=$VM_OUT/bpf-count
 lru_need_tools
-command -v blockdev >/dev/null || skip "blockdev is not installed on the host"
 [[ -x $bin/bhvm-oracle ]] || fail "$bin/bhvm-oracle missing: bpf-count.prep did not run"
 online=/sys/devices/system/cpu/cpu$LRU_CPU/online
 [[ -w $online ]] || skip "CPU $LRU_CPU cannot be taken offline here"
@@ -40,10 +39,10 @@ for hook in fentry kprobe; do
 		sleep 0.1
 	done
 	echo 1 >"$online"
-	# the directory's blocks leave the LRUs and the page cache
-	sync
-	blockdev --flushbufs /dev/$LRU_DEV
-	echo 3 >/proc/sys/vm/drop_caches
+	# the directory's blocks leave the page cache: the last close of the
+	# device drops it (a flush would not: the journal holds them)
+	umount "$PWD/mnt"
+	taskset -c 0 mount -t ext4 -o noatime /dev/$LRU_DEV "$PWD/mnt"
 	lru_list "$PWD/mnt/d" 3
 	kill -INT $oracle
 	wait $oracle || fail "oracle: $(cat "$hook.oracle.err")"
