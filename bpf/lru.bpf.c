@@ -135,6 +135,8 @@ static __always_inline void lookup_installed(struct lru_cpu_state *st,
 	/* its key was read at entry; released since, the bh is not read */
 	if (victim_bh && victim_bh == st->in.victim_bh)
 		ghost_push(&st->ghost, &st->in.victim, cap);
+	else if (victim_bh)
+		lru_resync();	/* the ghost list misses it: a lower bound */
 }
 
 /* A miss the kernel did not install: a larger LRU may still hold it. */
