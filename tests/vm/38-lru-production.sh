@@ -17,10 +17,10 @@
 # shares of each phase.
 # vm-timeout: 900
 set -euo pipefail
-# shellcheck source=tests/vm/lib/guest.sh
-. "$REPO/tests/vm/lib/guest.sh"
-# shellcheck source=tests/vm/lib/lru.sh
-. "$REPO/tests/vm/lib/lru.sh"
+# shellcheck source=tests/lib/guest.sh
+. "$REPO/tests/lib/guest.sh"
+# shellcheck source=tests/lib/guest_lru.sh
+. "$REPO/tests/lib/guest_lru.sh"
 
 PHASE_SECS=${LRU_PHASE_SECS:-6}	# guest seconds of load per phase
 MIN_LOOKUPS=${LRU_MIN_LOOKUPS:-3000}	# per phase, or the load did too little
