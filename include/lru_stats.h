@@ -53,6 +53,12 @@ enum lru_outcome {
 #define LRU_EV_EMPTY	0x1	/* the LRU was emptied or changed unseen before */
 #define LRU_EV_RESTART	0x2	/* unsynced, and the model restarted */
 #define LRU_EV_GAP	0x4	/* events of this CPU were lost before this */
+/*
+ * Raw kernel state of a traced lookup, not the tracer's classification:
+ * for a replay that must not take the probe's outcome as given.
+ */
+#define LRU_EV_FOUND 0x8  /* the lookup returned a bh */
+#define LRU_EV_FRONT 0x10 /* after the lookup that bh is in slot 0 of this CPU's LRU */
 
 /*
  * One record of the --trace stream: a lookup with its outcome, or a
