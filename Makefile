@@ -29,7 +29,7 @@ CFLAGS		+= -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(OUTPUT) \
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		   -Iinclude -Ibpf -Ivmlinux/$(ARCH)
 LDLIBS_BPF	:= -lbpf -lelf -lz
-LDLIBS		:= $(LDLIBS_BPF) -ljson-c -lmicrohttpd -lm -lpthread
+LDLIBS		:= $(LDLIBS_BPF) -ljson-c -lmicrohttpd -lzstd -lm -lpthread
 
 ifeq ($(V),1)
 Q =
@@ -95,11 +95,11 @@ $(CORE_LIB): $(CORE_OBJS) Makefile
 	$(Q)$(AR) rcs $@ $(CORE_OBJS)
 
 # Proof that the core needs neither libbpf nor libmicrohttpd: every object
-# in it links with the C library and json-c alone.
+# in it links with the C library, json-c and libzstd alone.
 $(OUTPUT)/core-links-alone: $(CORE_LIB)
 	$(call msg,CHECK,$@)
 	$(Q)echo 'int main(void) { return 0; }' | $(CC) -x c - -x none -Wl,--whole-archive \
-		$(CORE_LIB) -Wl,--no-whole-archive -ljson-c -lm -lpthread -o $@
+		$(CORE_LIB) -Wl,--no-whole-archive -ljson-c -lzstd -lm -lpthread -o $@
 
 $(OUTPUT)/bhscope: $(CMD_OBJS) $(KERNEL_OBJS) $(CORE_LIB)
 	$(call msg,LINK,$@)
@@ -117,7 +117,7 @@ $(OUTPUT)/bhbench: $(BENCH_OBJS)
 $(OUTPUT)/tests/%: tests/unit/%.c $(CORE_LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(CORE_LIB) -lcmocka -ljson-c -lm -lpthread -o $@
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(CORE_LIB) -lcmocka -ljson-c -lzstd -lm -lpthread -o $@
 
 unit: $(UNIT_BINS) $(OUTPUT)/core-links-alone
 
