@@ -71,7 +71,7 @@ DEPFLAGS	= -MMD -MP -MF $(@:.o=.d)
 .SECONDARY:
 .PHONY: all check demo deps clean install unit vmlinux bench
 
-all: $(OUTPUT)/bhscope $(OUTPUT)/bhbench
+all: $(OUTPUT)/bhscope $(OUTPUT)/bhbench $(OUTPUT)/lrutrace
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H)
 	$(call msg,BPF,$@)
@@ -113,6 +113,11 @@ $(OUTPUT)/tools/bhbench/%.o: tools/bhbench/%.c
 $(OUTPUT)/bhbench: $(BENCH_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -ljson-c -lpthread -lm -o $@
+
+# Trace files for the bench and the tests (tools/lrutrace/lrutrace.c).
+$(OUTPUT)/lrutrace: tools/lrutrace/lrutrace.c $(CORE_LIB)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(CORE_LIB) -ljson-c -lzstd -lm -o $@
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(CORE_LIB)
 	$(call msg,CC,$@)
