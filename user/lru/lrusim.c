@@ -631,6 +631,23 @@ static int lookup_groups(struct lrusim *sim, struct lrusim_cpu *c,
 	return o;
 }
 
+/*
+ * Waiting for a snapshot, the model knows no LRU content, but a key the
+ * kernel did not put at its LRU's front was in no LRU up to its size (it
+ * would have moved there): a miss at those sizes, undecided above.
+ */
+static int lookup_waiting(struct lrusim *sim, struct lrusim_cpu *c,
+			  const struct lookup *l)
+{
+	if (l->flags & LRU_EV_FRONT) {
+		sim->waiting++;
+		return LRU_UNSYNCED;
+	}
+	if (l->counted)
+		add_sizes(c->fig.und_miss, l->S + 1, sim->depth);
+	return l->flags & LRU_EV_FOUND ? LRU_MISS_NOT_INSTALLED : LRU_MISS_ABSENT;
+}
+
 static void await(struct lrusim *sim, struct lrusim_cpu *c)
 {
 	if (c->state != AWAIT)
@@ -665,13 +682,17 @@ static int lookup(struct lrusim *sim, struct lrusim_cpu *c,
 	struct lrusim_figures *f = &c->fig;
 	int o = LRU_UNSYNCED;
 
-	if (e->outcome == LRU_UNSYNCED || (e->flags & LRU_EV_RESTART) ||
-	    ((e->flags & LRU_EV_EMPTY) && !c->after_reset)) {
-		/* unsynced: left out; a restart waits for a snapshot */
-		if (e->outcome != LRU_UNSYNCED || (e->flags & LRU_EV_RESTART))
+	if (e->outcome == LRU_UNSYNCED) {
+		/* left out; a restart waits for a snapshot */
+		if (e->flags & LRU_EV_RESTART)
 			await(sim, c);
-	} else if (c->state == AWAIT) {
-		sim->waiting++;
+		goto count;
+	}
+	if ((e->flags & LRU_EV_RESTART) ||
+	    ((e->flags & LRU_EV_EMPTY) && !c->after_reset))
+		await(sim, c);	/* an LRU changed unseen */
+	if (c->state == AWAIT) {
+		o = lookup_waiting(sim, c, &l);
 	} else if ((l.flags & LRU_EV_FRONT) && !(l.flags & LRU_EV_FOUND)) {
 		/* no bh, yet one at the front: not a lookup the model knows */
 		if (l.counted)
@@ -684,6 +705,7 @@ static int lookup(struct lrusim *sim, struct lrusim_cpu *c,
 		if (l.counted && l.conflict)
 			f->conflicts++;
 	}
+count:
 	if (l.counted) {
 		f->lookups++;
 		f->live[e->outcome]++;

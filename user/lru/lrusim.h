@@ -36,9 +36,11 @@
  * Records the model cannot follow: an unsynced lookup is left out (not
  * classified); one flagged LRU_EV_RESTART, a lost-events gap (LRU_EV_GAP)
  * or an LRU changed unseen (LRU_EV_EMPTY without a reset before it) make
- * the CPU's model wait for the next snapshot, and its lookups until then
- * are not classified. A snapshot that differs from the model's LRU (the
- * model was wrong, or missed a change) restarts it too (resyncs).
+ * the CPU's model wait for the next snapshot. Until then it classifies
+ * only the lookups the kernel did not put at the front of its LRU (a miss
+ * up to the traced size, undecided above); the others are not classified.
+ * A snapshot that differs from the model's LRU (the model was wrong, or
+ * missed a change) restarts it too (resyncs).
  *
  * Memory: per CPU that appears, the depth's keys, never the trace's.
  */
@@ -95,7 +97,7 @@ struct lrusim {
 	uint64_t resets;	/* emptied LRUs */
 	uint64_t gaps;		/* records lost before a record */
 	uint64_t restarts;	/* RESTART or unseen changes: wait for a snapshot */
-	uint64_t waiting;	/* lookups while waiting: not classified */
+	uint64_t waiting;	/* lookups while waiting it could not classify */
 	uint64_t splits;	/* sizes that stopped sharing one order */
 };
 
