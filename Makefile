@@ -71,7 +71,7 @@ DEPFLAGS	= -MMD -MP -MF $(@:.o=.d)
 .SECONDARY:
 .PHONY: all check demo deps clean install unit vmlinux bench
 
-all: $(OUTPUT)/bhscope $(OUTPUT)/bhbench $(OUTPUT)/lrutrace
+all: $(OUTPUT)/bhscope $(OUTPUT)/bhbench $(OUTPUT)/lrutrace $(OUTPUT)/lrutrace-pump
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H)
 	$(call msg,BPF,$@)
@@ -118,6 +118,17 @@ $(OUTPUT)/bhbench: $(BENCH_OBJS)
 $(OUTPUT)/lrutrace: tools/lrutrace/lrutrace.c $(CORE_LIB)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(CORE_LIB) -ljson-c -lzstd -lm -o $@
+
+# The --trace writer at a set lookup rate (tools/lrutrace/pump.c).
+$(OUTPUT)/lrutrace-pump.bpf.o: tools/lrutrace/pump.bpf.c $(VMLINUX_H)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $@.d -c $< -o $@
+
+$(OUTPUT)/lrutrace-pump: tools/lrutrace/pump.c $(OUTPUT)/lrutrace-pump.skel.h \
+		$(OUTPUT)/user/lru/lru_recorder.o $(CORE_LIB)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(OUTPUT)/user/lru/lru_recorder.o \
+		$(CORE_LIB) $(LDLIBS_BPF) -ljson-c -lzstd -lm -lpthread -o $@
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(CORE_LIB)
 	$(call msg,CC,$@)
