@@ -64,25 +64,15 @@ struct jbd2_live {
 static void snapshot_free(void *snap)
 {
 	jbd2_snapshot_free(snap);
-	free(snap);
 }
 
-static int read_snapshot(void *arg, void **out)
+static int read_snapshot(void *arg, void *out)
 {
 	struct jbd2_live *l = arg;
-	struct jbd2_snapshot *snap = calloc(1, sizeof(*snap));
-	int err;
+	struct jbd2_snapshot *snap = out;
 
-	if (!snap)
-		return -ENOMEM;
 	snap->nr_cpus = l->nr_cpus;
-	err = jbd2_read_snapshot(l->skel, snap);
-	if (err) {
-		snapshot_free(snap);
-		return err;
-	}
-	*out = snap;
-	return 0;
+	return jbd2_read_snapshot(l->skel, snap);
 }
 
 static int report(void *arg, const void *cur, const void *prev,
@@ -147,7 +137,8 @@ int cmd_jbd2(int argc, char **argv)
 	live = (struct jbd2_live){ .opt = &opt, .ctx = &ctx, .skel = skel,
 				   .nr_cpus = nr_cpus };
 	err = interval_loop(&opt, &(struct interval_source){
-		.ctx = &live, .read = read_snapshot, .report = report,
+		.ctx = &live, .snap_size = sizeof(struct jbd2_snapshot),
+		.read = read_snapshot, .report = report,
 		.free = snapshot_free });
 	jbd2_bpf__destroy(skel);
 	if (err) {

@@ -185,25 +185,15 @@ struct lru_live {
 static void snapshot_free(void *snap)
 {
 	lru_snapshot_free(snap);
-	free(snap);
 }
 
-static int read_snapshot(void *arg, void **out)
+static int read_snapshot(void *arg, void *out)
 {
 	struct lru_live *l = arg;
-	struct lru_snapshot *snap = calloc(1, sizeof(*snap));
-	int err;
+	struct lru_snapshot *snap = out;
 
-	if (!snap)
-		return -ENOMEM;
 	snap->nr_cpus = l->s->nr_cpus;
-	err = lru_read_snapshot(l->s, snap);
-	if (err) {
-		snapshot_free(snap);
-		return err;
-	}
-	*out = snap;
-	return 0;
+	return lru_read_snapshot(l->s, snap);
 }
 
 static int report(void *arg, const void *cur, const void *prev,
@@ -243,7 +233,8 @@ static int trace_loop(const struct lru_opts *o, struct lru_session *s,
 	};
 
 	return interval_loop(&o->common, &(struct interval_source){
-		.ctx = &l, .read = read_snapshot, .report = report,
+		.ctx = &l, .snap_size = sizeof(struct lru_snapshot),
+		.read = read_snapshot, .report = report,
 		.free = snapshot_free });
 }
 

@@ -189,6 +189,16 @@ static struct json_object *json_cpu(int cpu, const struct jbd2_dev_stats *s,
 		add_u64(o, "batch_stops", s->batch_stops);
 		add_u64(o, "batch_ns", s->batch_ns);
 	}
+	if (!ctx->cpu_hists)
+		return o;
+	json_object_object_add(o, "handles_per_transaction_hist",
+			       hist_log2_json(s->handles_hist, BHSCOPE_LOG2_SLOTS));
+	json_object_object_add(o, "commit_us_hist",
+			       hist_log2_json(s->commit_us_hist, BHSCOPE_LOG2_SLOTS));
+	if (ctx->batch_sleep.available)
+		json_object_object_add(o, "batch_us_hist",
+				       hist_log2_json(s->batch_us_hist,
+						      BHSCOPE_LOG2_SLOTS));
 	return o;
 }
 

@@ -10,19 +10,22 @@
 #define BHSCOPE_INTERVAL_LOOP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "lib/cli.h"
 
 struct interval_source {
 	void *ctx;
-	/* Reads the counters now into a new snapshot. 0 or a negative errno. */
-	int (*read)(void *ctx, void **snap);
+	size_t snap_size;	/* bytes of one snapshot */
+	/* Reads the counters now into snap (zeroed). 0 or a negative errno. */
+	int (*read)(void *ctx, void *snap);
 	/*
 	 * Reports the interval from prev (NULL for the first one: since
 	 * attach) to cur, elapsed_s long. 0 or a negative errno.
 	 */
 	int (*report)(void *ctx, const void *cur, const void *prev,
 		      double elapsed_s, bool final);
+	/* Frees what read() put in snap (the loop frees snap itself). */
 	void (*free)(void *snap);
 };
 
