@@ -37,6 +37,11 @@ lru_check "--probes: bhtune's tracepoints give the lookups" \
 	'.mode == "bhtune" and .figures.lookups.source == "tracepoint bhtune:bhtune_lookup"' "$p"
 
 lru_start live.json -C -d $LRU_DEV --whatif 32 --trace lru.trace 3600 1
+# bhtune's tracepoints give no snapshot of the module's LRU, which a
+# replay needs to classify the first lookups: a resize empties it on
+# every CPU (a reset record each), so the replay knows it from the start.
+echo 9 >"$BHT_P/lru_size"
+echo 8 >"$BHT_P/lru_size"
 workload $PASSES
 lru_stop live.json
 echo "traced run done at ${SECONDS} s"

@@ -15,8 +15,6 @@
 
 #include "lru/lrusim.h"
 
-enum { AWAIT, SYNCED };
-
 /* Stack entries compared before the hash is asked. */
 #define TOP 8
 
@@ -42,7 +40,8 @@ struct lrusim_phantom {
 };
 
 struct lrusim_cpu {
-	unsigned char state;
+	bool learning;		/* since its start or a restart the model knows
+				 * what it saw, not yet from a snapshot */
 	bool tail_known;	/* a larger LRU holds nothing beyond the model */
 	bool above_lost;	/* above the traced size every lookup is
 				 * undecided until the LRU is known again: too
@@ -150,7 +149,7 @@ static struct lrusim_cpu *cpu_get(struct lrusim *sim, uint32_t cpu)
 	p += h * sizeof(*c->hash);
 	c->stack = (unsigned char *)p;
 	c->ngroups = 1;
-	c->state = AWAIT;
+	c->learning = true;
 	sim->cpus[cpu] = c;
 	return c;
 }
@@ -507,6 +506,9 @@ static void count_one(struct lrusim_cpu *c, struct lrusim_figures *f,
 	}
 	if (!c->tail_known)
 		u = c->len + 1;
+	/* not put at the front: in no LRU up to the kernel's */
+	if (!(l->flags & LRU_EV_FRONT) && u <= l->S)
+		u = l->S + 1;
 	if (c->nphantom && (x = phantom_find(c, l->k))) {
 		n = x->ahead > l->S ? x->ahead : l->S;
 		if (n + 1 < u)
@@ -534,6 +536,16 @@ static int lookup_one(struct lrusim *sim, struct lrusim_cpu *c,
 		d = s >= 0 ? stack_depth(c, s) : -1;
 	}
 	o = predict(d, l->S, l->flags);
+	/* learning, the model cannot tell a hit from an install at S */
+	if (d < 0 && !c->tail_known && c->len < l->S &&
+	    (l->flags & LRU_EV_FRONT)) {
+		sim->waiting++;
+		stack_push(sim, c, l->k);
+		c->stamp[c->stack[0]] = ++c->now;
+		if (c->nphantom)
+			phantoms_front(sim, c, l->k, 0);
+		return LRU_UNSYNCED;
+	}
 
 	l->conflict = d >= 0 && d < l->S && !(l->flags & LRU_EV_FRONT);
 	if (o == LRU_HIT)
@@ -632,27 +644,19 @@ static int lookup_groups(struct lrusim *sim, struct lrusim_cpu *c,
 }
 
 /*
- * Waiting for a snapshot, the model knows no LRU content, but a key the
- * kernel did not put at its LRU's front was in no LRU up to its size (it
- * would have moved there): a miss at those sizes, undecided above.
+ * The LRU changed in a way the model did not see: it starts over, from
+ * nothing, and learns what the lookups put at the front (or takes the
+ * next snapshot).
  */
-static int lookup_waiting(struct lrusim *sim, struct lrusim_cpu *c,
-			  const struct lookup *l)
+static void restart(struct lrusim *sim, struct lrusim_cpu *c)
 {
-	if (l->flags & LRU_EV_FRONT) {
-		sim->waiting++;
-		return LRU_UNSYNCED;
-	}
-	if (l->counted)
-		add_sizes(c->fig.und_miss, l->S + 1, sim->depth);
-	return l->flags & LRU_EV_FOUND ? LRU_MISS_NOT_INSTALLED : LRU_MISS_ABSENT;
-}
-
-static void await(struct lrusim *sim, struct lrusim_cpu *c)
-{
-	if (c->state != AWAIT)
+	if (!c->learning || c->len)
 		sim->restarts++;
-	c->state = AWAIT;
+	stack_clear(sim, c);
+	c->learning = true;
+	c->tail_known = false;
+	c->nphantom = 0;
+	c->above_lost = false;
 	c->snap_open = false;
 }
 
@@ -683,17 +687,15 @@ static int lookup(struct lrusim *sim, struct lrusim_cpu *c,
 	int o = LRU_UNSYNCED;
 
 	if (e->outcome == LRU_UNSYNCED) {
-		/* left out; a restart waits for a snapshot */
+		/* left out; a restart starts the model over */
 		if (e->flags & LRU_EV_RESTART)
-			await(sim, c);
+			restart(sim, c);
 		goto count;
 	}
 	if ((e->flags & LRU_EV_RESTART) ||
 	    ((e->flags & LRU_EV_EMPTY) && !c->after_reset))
-		await(sim, c);	/* an LRU changed unseen */
-	if (c->state == AWAIT) {
-		o = lookup_waiting(sim, c, &l);
-	} else if ((l.flags & LRU_EV_FRONT) && !(l.flags & LRU_EV_FOUND)) {
+		restart(sim, c);	/* an LRU changed unseen */
+	if ((l.flags & LRU_EV_FRONT) && !(l.flags & LRU_EV_FOUND)) {
 		/* no bh, yet one at the front: not a lookup the model knows */
 		if (l.counted)
 			f->conflicts++;
@@ -747,6 +749,18 @@ static bool model_lru_is(const struct lrusim_cpu *c, int S,
 	return true;
 }
 
+/* Does the model hold keys[0..n-1] in its first n slots? */
+static bool model_starts_with(const struct lrusim_cpu *c,
+			      const struct lru_key *keys, int n)
+{
+	if (c->ngroups > 1 || c->len > n)
+		return false;
+	for (int j = 0; j < c->len; j++)
+		if (!key_eq(&c->keys[c->stack[j]], &keys[j]))
+			return false;
+	return true;
+}
+
 static void snapshot_close(struct lrusim *sim, struct lrusim_cpu *c)
 {
 	int n = c->snap_len, S = c->snap_lru;
@@ -755,20 +769,27 @@ static void snapshot_close(struct lrusim *sim, struct lrusim_cpu *c)
 	sim->snapshots++;
 	if (c->snap_bad) {
 		sim->bad_snapshots++;
-		await(sim, c);
+		restart(sim, c);
 		return;
 	}
-	if (c->state == SYNCED && model_lru_is(c, S, c->snap, n)) {
+	if (model_lru_is(c, S, c->snap, n)) {
+		/* the model knew this LRU: it keeps what it knows beyond */
 		sim->snapshots_agreed++;
+		c->learning = false;
+		if (n < S)
+			c->tail_known = true;
 		return;
 	}
-	if (c->state == SYNCED)
+	/* a model learning since a restart may just know less */
+	if (c->learning && model_starts_with(c, c->snap, n))
+		sim->snapshots_agreed += c->len > 0;
+	else
 		sim->resyncs++;
 	stack_clear(sim, c);
 	for (int i = 0; i < n; i++) {
 		if (stack_append(sim, c, &c->snap[i])) {
 			sim->bad_snapshots++;
-			await(sim, c);
+			restart(sim, c);
 			return;
 		}
 	}
@@ -776,7 +797,7 @@ static void snapshot_close(struct lrusim *sim, struct lrusim_cpu *c)
 	c->tail_known = n < S;
 	c->nphantom = 0;
 	c->above_lost = false;
-	c->state = SYNCED;
+	c->learning = false;
 }
 
 /* Slot -1 (an empty LRU) or 0 starts a run; each next slot continues it. */
@@ -817,7 +838,7 @@ int lrusim_feed(struct lrusim *sim, const struct lru_event *e)
 		snapshot_close(sim, c);
 	if (e->flags & LRU_EV_GAP) {
 		sim->gaps++;
-		await(sim, c);
+		restart(sim, c);
 	}
 	switch (e->outcome) {
 	case LRU_SNAPSHOT:
@@ -830,7 +851,7 @@ int lrusim_feed(struct lrusim *sim, const struct lru_event *e)
 		c->tail_known = true;
 		c->nphantom = 0;
 		c->above_lost = false;
-		c->state = SYNCED;
+		c->learning = false;
 		reset = true;
 		break;
 	default:
