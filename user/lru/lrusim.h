@@ -36,11 +36,13 @@
  * Records the model cannot follow: an unsynced lookup is left out (not
  * classified); one flagged LRU_EV_RESTART, a lost-events gap (LRU_EV_GAP)
  * or an LRU changed unseen (LRU_EV_EMPTY without a reset before it) make
- * the CPU's model wait for the next snapshot. Until then it classifies
- * only the lookups the kernel did not put at the front of its LRU (a miss
- * up to the traced size, undecided above); the others are not classified.
- * A snapshot that differs from the model's LRU (the model was wrong, or
- * missed a change) restarts it too (resyncs).
+ * the CPU's model start over from nothing, as at the trace's start: it
+ * learns the LRU from what the lookups put at its front (the LRU's top,
+ * in order) until a snapshot gives all of it. Meanwhile a lookup put at
+ * the front of a key it has not learned, while it knows fewer keys than
+ * the traced size, may have been a hit or an install: not classified. A
+ * snapshot that contradicts the model's LRU (the model was wrong, or
+ * missed a change) restarts it from the snapshot (resyncs).
  *
  * Memory: per CPU that appears, the depth's keys, never the trace's.
  */
@@ -96,8 +98,8 @@ struct lrusim {
 	uint64_t bad_snapshots;	/* out of order or repeating a key */
 	uint64_t resets;	/* emptied LRUs */
 	uint64_t gaps;		/* records lost before a record */
-	uint64_t restarts;	/* RESTART or unseen changes: wait for a snapshot */
-	uint64_t waiting;	/* lookups while waiting it could not classify */
+	uint64_t restarts;	/* RESTART, gaps, unseen changes: start over */
+	uint64_t waiting;	/* lookups it could not classify, learning */
 	uint64_t splits;	/* sizes that stopped sharing one order */
 };
 

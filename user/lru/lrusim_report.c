@@ -124,7 +124,7 @@ void lrusim_report_text(FILE *out, const struct lrusim_report *r)
 		(unsigned long long)all->f.evictions,
 		(unsigned long long)all->f.model[LRU_UNSYNCED]);
 	dis = lrusim_disagreements(&all->f);
-	fprintf(out, "live and model disagree on %llu lookups%s (live unsynced where the model classified: %llu; the model waited where live classified: %llu; kernel moves the model contradicts: %llu)\n",
+	fprintf(out, "live and model disagree on %llu lookups%s (live unsynced where the model classified: %llu; the model, learning, could not classify where live did: %llu; kernel moves the model contradicts: %llu)\n",
 		(unsigned long long)dis, dis ? ":" : "",
 		(unsigned long long)live_only_unsynced(&all->f),
 		(unsigned long long)model_only_unsynced(&all->f),
