@@ -7,72 +7,21 @@
  * memmove of at most depth bytes. When a miss not installed (or absent)
  * finds its key deeper than the traced LRU, the sizes split into groups,
  * each with its own stack of keys (the slow path), until their orders
- * agree again or the LRU is emptied.
+ * agree again or the LRU is emptied (lrusim_groups.c).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lru/lrusim.h"
+#include "lru/lrusim_cpu.h"
 
 /* Stack entries compared before the hash is asked. */
 #define TOP 8
-
-/* Sizes (lo, hi] that share one order: their own stack, newest first. */
-struct lrusim_group {
-	int hi;
-	int len;
-	struct lru_key *keys;	/* hi of them */
-};
-
-/*
- * A key looked up, not installed or absent, that the model did not hold
- * while a larger LRU might have (its tail was unknown): there it was a hit
- * and moved to the front, ahead of the keys the model holds, until it is
- * installed again (then the model has it at the front too) or enough keys
- * went ahead of it that it left every size.
- */
-struct lrusim_phantom {
-	struct lru_key key;
-	uint64_t t;		/* the CPU's clock when it moved */
-	int ahead;		/* keys moved to the front since: at least
-				 * this deep now */
-};
-
-struct lrusim_cpu {
-	bool learning;		/* since its start or a restart the model knows
-				 * what it saw, not yet from a snapshot */
-	bool tail_known;	/* a larger LRU holds nothing beyond the model */
-	bool above_lost;	/* above the traced size every lookup is
-				 * undecided until the LRU is known again: too
-				 * many phantoms, or sizes that split with one */
-	bool after_reset;	/* the CPU's previous record was a reset */
-	bool snap_open, snap_bad;
-	int snap_len, snap_lru;
-	int nphantom;
-	uint64_t now;		/* moves to the front so far */
-	/* one stack (ngroups 1) */
-	int len;
-	int ngroups;
-	struct lrusim_group *groups;	/* ngroups > 1 */
-	unsigned char *stack;	/* depth slot numbers */
-	struct lru_key *keys;	/* depth, by slot */
-	uint16_t *hash;		/* slot + 1, 0: free */
-	uint64_t *stamp;	/* depth, by slot: its last move (now) */
-	struct lru_key *snap;	/* BHSCOPE_LRU_SLOTS_MAX */
-	struct lrusim_phantom phantom[LRUSIM_PHANTOMS];
-	struct lrusim_figures fig;
-};
 
 /* A hash at most half full: slots for twice the depth. */
 static int hash_bits(const struct lrusim *sim)
 {
 	return sim->hash_bits;
-}
-
-static inline bool key_eq(const struct lru_key *a, const struct lru_key *b)
-{
-	return a->block == b->block && a->dev == b->dev && a->size == b->size;
 }
 
 static inline unsigned int key_hash(const struct lru_key *k, int bits)
@@ -101,21 +50,12 @@ int lrusim_init(struct lrusim *sim, int depth, int nr_cpus, uint32_t kdev,
 	return sim->cpus ? 0 : -ENOMEM;
 }
 
-static void free_groups(struct lrusim_cpu *c)
-{
-	for (int g = 0; c->groups && g < c->ngroups; g++)
-		free(c->groups[g].keys);
-	free(c->groups);
-	c->groups = NULL;
-	c->ngroups = 1;
-}
-
 void lrusim_free(struct lrusim *sim)
 {
 	for (int i = 0; sim->cpus && i < sim->nr_cpus; i++) {
 		if (!sim->cpus[i])
 			continue;
-		free_groups(sim->cpus[i]);
+		lrusim_groups_free(sim->cpus[i]);
 		free(sim->cpus[i]);
 	}
 	free(sim->cpus);
@@ -200,9 +140,9 @@ static void hash_del(const struct lrusim *sim, struct lrusim_cpu *c, int slot)
 	}
 }
 
-static void stack_clear(const struct lrusim *sim, struct lrusim_cpu *c)
+void lrusim_stack_clear(const struct lrusim *sim, struct lrusim_cpu *c)
 {
-	free_groups(c);
+	lrusim_groups_free(c);
 	c->len = 0;
 	memset(c->hash, 0, sizeof(*c->hash) << hash_bits(sim));
 }
@@ -244,7 +184,7 @@ static void stack_push(const struct lrusim *sim, struct lrusim_cpu *c,
 }
 
 /* Appends a key at the bottom; 0, or -1 if the stack holds it already. */
-static int stack_append(const struct lrusim *sim, struct lrusim_cpu *c,
+int lrusim_stack_append(const struct lrusim *sim, struct lrusim_cpu *c,
 			const struct lru_key *k)
 {
 	if (c->len >= sim->depth || hash_find(sim, c, k) >= 0)
@@ -258,15 +198,6 @@ static int stack_append(const struct lrusim *sim, struct lrusim_cpu *c,
 }
 
 /* ---- figures ---- */
-
-/* Sizes a..b (1-based, inclusive) each count one more. */
-static inline void add_sizes(int64_t *arr, int a, int b)
-{
-	if (a > b)
-		return;
-	arr[a]++;
-	arr[b + 1]--;
-}
 
 static struct lrusim_phantom *phantom_find(struct lrusim_cpu *c,
 					    const struct lru_key *k)
@@ -327,157 +258,7 @@ static int phantoms_above(const struct lrusim_cpu *c, int d)
 	return n;
 }
 
-/* What the kernel's LRU of size S did, by the model's depth d of the key. */
-static inline int predict(int d, int S, unsigned int flags)
-{
-	if (d >= 0 && d < S)
-		return LRU_HIT;
-	if (flags & LRU_EV_FRONT)
-		return LRU_MISS_INSTALLED;
-	if (flags & LRU_EV_FOUND)
-		return LRU_MISS_NOT_INSTALLED;
-	return LRU_MISS_ABSENT;
-}
-
-/* ---- groups: sizes that no longer share one order ---- */
-
-static int group_find(const struct lrusim_group *g, const struct lru_key *k)
-{
-	for (int i = 0; i < g->len; i++)
-		if (key_eq(&g->keys[i], k))
-			return i;
-	return -1;
-}
-
-static void group_front(struct lrusim_group *g, const struct lru_key *k, int d)
-{
-	if (d < 0)
-		d = g->len < g->hi ? g->len++ : g->hi - 1;
-	memmove(&g->keys[1], &g->keys[0], d * sizeof(*g->keys));
-	g->keys[0] = *k;
-}
-
-/* The one stack becomes one group of every size. */
-static int to_groups(const struct lrusim *sim, struct lrusim_cpu *c)
-{
-	struct lrusim_group *g = calloc(sim->depth, sizeof(*g));
-
-	if (!g)
-		return -ENOMEM;
-	g[0].hi = sim->depth;
-	g[0].len = c->len;
-	g[0].keys = malloc(sim->depth * sizeof(*g[0].keys));
-	if (!g[0].keys) {
-		free(g);
-		return -ENOMEM;
-	}
-	for (int i = 0; i < c->len; i++)
-		g[0].keys[i] = c->keys[c->stack[i]];
-	c->groups = g;
-	c->ngroups = 1;
-	return 0;
-}
-
-/* One group left: back to the one stack. */
-static void from_groups(const struct lrusim *sim, struct lrusim_cpu *c)
-{
-	struct lrusim_group g = c->groups[0];
-
-	c->groups[0].keys = NULL;
-	free_groups(c);
-	stack_clear(sim, c);
-	for (int i = 0; i < g.len; i++)
-		stack_append(sim, c, &g.keys[i]);
-	free(g.keys);
-}
-
-/*
- * Group i splits at depth d: sizes (lo, d] keep its order (and need only
- * d keys), sizes (d, hi] get the key at d moved to the front.
- */
-static int group_split(struct lrusim *sim, struct lrusim_cpu *c, int i, int d)
-{
-	struct lrusim_group *g = &c->groups[i], low;
-	struct lru_key k = g->keys[d];
-
-	low.hi = d;
-	low.len = g->len < d ? g->len : d;
-	low.keys = malloc(d * sizeof(*low.keys));
-	if (!low.keys)
-		return -ENOMEM;
-	memcpy(low.keys, g->keys, low.len * sizeof(*low.keys));
-	group_front(g, &k, d);
-	memmove(&c->groups[i + 1], &c->groups[i],
-		(c->ngroups - i) * sizeof(*c->groups));
-	c->groups[i] = low;
-	c->ngroups++;
-	sim->splits++;
-	return 0;
-}
-
-/* Neighbours whose orders agree again become one group. */
-static void groups_merge(const struct lrusim *sim, struct lrusim_cpu *c)
-{
-	for (int i = 0; i + 1 < c->ngroups;) {
-		struct lrusim_group *a = &c->groups[i], *b = &c->groups[i + 1];
-		int n = b->len < a->hi ? b->len : a->hi;
-		bool same = a->len == n;
-
-		for (int j = 0; same && j < n; j++)
-			same = key_eq(&a->keys[j], &b->keys[j]);
-		if (!same) {
-			i++;
-			continue;
-		}
-		free(a->keys);
-		memmove(a, b, (c->ngroups - i - 1) * sizeof(*a));
-		c->ngroups--;
-	}
-	if (c->ngroups == 1)
-		from_groups(sim, c);
-}
-
-static bool groups_full(const struct lrusim_cpu *c)
-{
-	for (int i = 0; i < c->ngroups; i++)
-		if (c->groups[i].len < c->groups[i].hi)
-			return false;
-	return true;
-}
-
 /* ---- a lookup ---- */
-
-struct lookup {
-	const struct lru_key *k;
-	int S;			/* the traced LRU's size */
-	int slot;		/* the model's hit slot at S */
-	unsigned int flags;	/* FOUND, FRONT */
-	bool counted;		/* the device is counted */
-	bool conflict;
-};
-
-/*
- * Figures of one range of sizes (lo, hi] where the key is at depth d (-1:
- * not held) of a stack holding len keys. While groups and phantoms meet,
- * every size above the traced one is undecided.
- */
-static void count_sizes(const struct lrusim_cpu *c, struct lrusim_figures *f,
-			const struct lookup *l, int lo, int hi, int d, int len)
-{
-	int u = hi + 1;		/* the first undecided size */
-	int h = d >= 0 ? (d > lo ? d : lo) + 1 : hi + 1;	/* first hit */
-
-	add_sizes(f->hit, h, hi);
-	if (d < 0 && !c->tail_known)
-		u = len + 1;
-	if ((c->nphantom || c->above_lost) && l->S + 1 < u)
-		u = l->S + 1;
-	if (u <= lo)
-		u = lo + 1;
-	/* undecided: hits from max(u, h), misses from u below h */
-	add_sizes(f->und_hit, u > h ? u : h, hi);
-	add_sizes(f->und_miss, u, h - 1);
-}
 
 /*
  * The same for the one stack: a held key is at depth d in every size, or
@@ -485,7 +266,7 @@ static void count_sizes(const struct lrusim_cpu *c, struct lrusim_figures *f,
  * in a larger LRU's unknown tail, or a phantom.
  */
 static void count_one(struct lrusim_cpu *c, struct lrusim_figures *f,
-		      const struct lookup *l, int d, int depth)
+		      const struct lrusim_lookup *l, int d, int depth)
 {
 	const struct lrusim_phantom *x;
 	int h = d >= 0 ? d + 1 : depth + 1, u = depth + 1, n;
@@ -518,7 +299,7 @@ static void count_one(struct lrusim_cpu *c, struct lrusim_figures *f,
 }
 
 static int lookup_one(struct lrusim *sim, struct lrusim_cpu *c,
-		      struct lookup *l)
+		      struct lrusim_lookup *l)
 {
 	struct lrusim_figures *f = &c->fig;
 	int s = -1, d = -1, o, top = c->len < TOP ? c->len : TOP;
@@ -576,70 +357,13 @@ static int lookup_one(struct lrusim *sim, struct lrusim_cpu *c,
 		/* sizes above d hit it and move it, the others do not */
 		if (c->nphantom)
 			c->above_lost = true;	/* where d is unsure */
-		if (to_groups(sim, c) || group_split(sim, c, 0, d))
+		if (lrusim_groups_split(sim, c, d))
 			return -ENOMEM;
 	} else if (d < 0 && !c->tail_known) {
 		phantom_add(c, l->k);
 	}
 	if (c->len == sim->depth)
 		c->tail_known = true;
-	return o;
-}
-
-static int lookup_groups(struct lrusim *sim, struct lrusim_cpu *c,
-			 struct lookup *l)
-{
-	struct lrusim_figures *f = &c->fig;
-	int o = -1, lo, top_d = -1, err;
-
-	/* predictions and figures first, from the groups as they are */
-	lo = 0;
-	for (int i = 0; i < c->ngroups; i++) {
-		struct lrusim_group *g = &c->groups[i];
-		int d = group_find(g, l->k);
-
-		if (lo < l->S && l->S <= g->hi) {
-			o = predict(d, l->S, l->flags);
-			l->conflict = d >= 0 && d < l->S &&
-				      !(l->flags & LRU_EV_FRONT);
-			if (o == LRU_HIT)
-				l->slot = d;
-			if (l->counted && o == LRU_HIT)
-				f->slots[d]++;
-			else if (l->counted && o == LRU_MISS_INSTALLED &&
-				 g->len >= l->S)
-				f->evictions++;
-		}
-		if (l->counted)
-			count_sizes(c, f, l, lo, g->hi, d, g->len);
-		top_d = d;
-		lo = g->hi;
-	}
-	if (o < 0)		/* S 0: no LRU at all */
-		o = predict(-1, 0, l->flags);
-	if (l->conflict)
-		return o;
-	/* then the changes, top group first: a split shifts those above */
-	for (int i = c->ngroups - 1; i >= 0; i--) {
-		struct lrusim_group *g = &c->groups[i];
-		int glo = i ? c->groups[i - 1].hi : 0;
-		int d = group_find(g, l->k);
-
-		if (l->flags & LRU_EV_FRONT) {
-			group_front(g, l->k, d);
-		} else if (d >= 0 && d <= glo) {
-			group_front(g, l->k, d);
-		} else if (d > glo) {
-			err = group_split(sim, c, i, d);
-			if (err)
-				return err;
-		}
-	}
-	if (!(l->flags & LRU_EV_FRONT) && top_d < 0 && !c->tail_known)
-		c->above_lost = true;	/* a phantom: the groups cannot say */
-	if (groups_full(c))
-		c->tail_known = true;
-	groups_merge(sim, c);
 	return o;
 }
 
@@ -652,7 +376,7 @@ static void restart(struct lrusim *sim, struct lrusim_cpu *c)
 {
 	if (!c->learning || c->len)
 		sim->restarts++;
-	stack_clear(sim, c);
+	lrusim_stack_clear(sim, c);
 	c->learning = true;
 	c->tail_known = false;
 	c->nphantom = 0;
@@ -678,7 +402,7 @@ static int lookup(struct lrusim *sim, struct lrusim_cpu *c,
 		  const struct lru_event *e)
 {
 	struct lru_key k = { e->block, e->dev, e->size };
-	struct lookup l = {
+	struct lrusim_lookup l = {
 		.k = &k, .S = e->lru_size, .slot = -1,
 		.flags = sim->raw_bits ? e->flags : bits_of(e->outcome),
 		.counted = !sim->kdev || e->dev == sim->kdev,
@@ -700,7 +424,7 @@ static int lookup(struct lrusim *sim, struct lrusim_cpu *c,
 		if (l.counted)
 			f->conflicts++;
 	} else {
-		o = c->ngroups > 1 ? lookup_groups(sim, c, &l) :
+		o = c->ngroups > 1 ? lrusim_groups_lookup(sim, c, &l) :
 				     lookup_one(sim, c, &l);
 		if (o < 0)
 			return o;
@@ -725,22 +449,8 @@ count:
 static bool model_lru_is(const struct lrusim_cpu *c, int S,
 			 const struct lru_key *keys, int n)
 {
-	if (c->ngroups > 1) {
-		for (int i = 0, lo = 0; i < c->ngroups; lo = c->groups[i++].hi) {
-			const struct lrusim_group *g = &c->groups[i];
-			int m = g->len < S ? g->len : S;
-
-			if (lo < S && S <= g->hi) {
-				if (m != n)
-					return false;
-				for (int j = 0; j < n; j++)
-					if (!key_eq(&g->keys[j], &keys[j]))
-						return false;
-				return true;
-			}
-		}
-		return n == 0;
-	}
+	if (c->ngroups > 1)
+		return lrusim_groups_lru_is(c, S, keys, n);
 	if ((c->len < S ? c->len : S) != n)
 		return false;
 	for (int j = 0; j < n; j++)
@@ -785,9 +495,9 @@ static void snapshot_close(struct lrusim *sim, struct lrusim_cpu *c)
 		sim->snapshots_agreed += c->len > 0;
 	else
 		sim->resyncs++;
-	stack_clear(sim, c);
+	lrusim_stack_clear(sim, c);
 	for (int i = 0; i < n; i++) {
-		if (stack_append(sim, c, &c->snap[i])) {
+		if (lrusim_stack_append(sim, c, &c->snap[i])) {
 			sim->bad_snapshots++;
 			restart(sim, c);
 			return;
@@ -847,7 +557,7 @@ int lrusim_feed(struct lrusim *sim, const struct lru_event *e)
 	case LRU_RESET:
 		/* emptied: every size is, and the model knows all of it */
 		sim->resets++;
-		stack_clear(sim, c);
+		lrusim_stack_clear(sim, c);
 		c->tail_known = true;
 		c->nphantom = 0;
 		c->above_lost = false;
