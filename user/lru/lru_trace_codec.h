@@ -53,11 +53,19 @@ static inline int get_varint(const uint8_t *buf, size_t len, size_t *pos,
 	size_t i = *pos;
 	uint64_t x = 0;
 
-	/* most are one byte: a time delta of some microseconds, a block delta */
-	if (i < len && buf[i] < 0x80) {
-		*v = buf[i];
-		*pos = i + 1;
-		return 0;
+	/* away from the end, no bound to check: the common case, unrolled */
+	if (__builtin_expect(i + 10 <= len, 1)) {
+		const uint8_t *p = buf + i;
+
+		for (unsigned int n = 0; n < 10; n++) {
+			x |= (uint64_t)(p[n] & 0x7f) << (7 * n);
+			if (p[n] < 0x80) {
+				*pos = i + n + 1;
+				*v = x;
+				return 0;
+			}
+		}
+		return -1;
 	}
 	for (unsigned int shift = 0; shift < 70; shift += 7) {
 		uint8_t b;
