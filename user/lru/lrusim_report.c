@@ -161,8 +161,9 @@ void lrusim_report_text(FILE *out, const struct lrusim_report *r)
 		}
 		fprintf(out, "\n");
 	}
-	fprintf(out, "sizes 1-%d are exact; above, the model cannot know what a larger LRU held before its last snapshot of a full LRU, nor reorderings by misses of keys it did not hold (bhscope simulate --help)\n",
-		S);
+	if (S)
+		fprintf(out, "sizes 1-%d are exact; ", S);
+	fprintf(out, "above, the model cannot know what a larger LRU held before its last snapshot of a full LRU, nor reorderings by misses of keys it did not hold (bhscope simulate --help)\n");
 	free(all);
 	free(cpus);
 	free(col);
