@@ -109,6 +109,7 @@ if want trace || { want simulate && [[ ! -f $cached ]]; }; then
 		# Two vCPUs: the writer thread and the lookups' CPU need not take
 		# turns; the guest clock counts instructions, as in part 2.
 		VM_SUITE=tools/bench/vm-trace VM_KERNELS=$trace_series VM_TESTS='' \
+			VM_VARIANTS=default \
 			VM_ICOUNT=${BENCH_ICOUNT-0} VM_CPUS=2 VM_SMP_LIST="" \
 			VM_TEST_TIMEOUT=$timeout VM_IDLE_TIMEOUT=600 \
 			VM_TIMEOUT=$((timeout + 300)) tools/vm/vmcheck.sh || rc=1
