@@ -106,7 +106,7 @@ def keep_traces(src, series, res):
 
 
 def print_report(res):
-    print(f"trace on {res.get('kernel')} (VM, 2 vCPUs): bytes a lookup, as "
+    print(f"trace on {res.get('kernel')} (VM, 1 vCPU): bytes a lookup, as "
           f"`bhscope lru --trace` wrote them (format 2; format 1 took 40)")
     print(f"{'workload':<26} {'lookups':>9} {'bytes':>10} {'B/lookup':>9} {'lost':>6}")
     for w in res["workloads"].values():
