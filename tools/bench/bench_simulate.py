@@ -42,17 +42,19 @@ def trace_stat(path):
 
 
 def replay(path):
-    """One `bhscope simulate --time`: (lookups, wall s, CPU s, peak RSS KiB)."""
-    p = subprocess.Popen([os.path.join(ROOT, "build/bhscope"), "simulate", path,
-                          "--sizes", "1-256", "--time", "-j"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    err = p.stderr.read()
-    _, status, ru = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
+    """One `bhscope simulate --time`: (lookups, wall s, CPU s, peak RSS KiB).
+    The peak RSS comes from GNU time: a child's ru_maxrss would include
+    the Python process it was forked from."""
+    p = subprocess.run(["/usr/bin/time", "-f", "maxrss %M",
+                        os.path.join(ROOT, "build/bhscope"), "simulate", path,
+                        "--sizes", "1-256", "--time", "-j"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err = p.stderr
     m = re.search(r"\((\d+) lookups, sizes 1-256\) in ([0-9.]+) s, ([0-9.]+) s of CPU", err)
-    if p.returncode or not m:
+    rss = re.search(r"^maxrss (\d+)$", err, re.M)
+    if p.returncode or not m or not rss:
         raise RuntimeError(f"bhscope simulate {path} failed: {err.strip()}")
-    return int(m.group(1)), float(m.group(2)), float(m.group(3)), ru.ru_maxrss
+    return int(m.group(1)), float(m.group(2)), float(m.group(3)), int(rss.group(1))
 
 
 def measure(path, reps):
