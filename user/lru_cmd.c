@@ -155,10 +155,10 @@ static int print_probes(const struct lru_opts *o, const struct lru_hooks *h,
 
 	if (o->common.json) {
 		j = lru_probes_json(h, loaded);
-		json_out_print(stdout, j, JSON_OUT_LINE);
-	} else {
-		lru_probes_print(stdout, h, loaded);
+		/* main's stdout check says why, once */
+		return json_out_print(stdout, j, JSON_OUT_LINE) ? 1 : 0;
 	}
+	lru_probes_print(stdout, h, loaded);
 	return 0;
 }
 
@@ -212,7 +212,7 @@ static int report(void *arg, const void *cur, const void *prev,
 		l->ctx.selfcost = l->cost;
 	if (l->o->common.json)
 		err = json_out_print(stdout, lru_report_json(&l->ctx, &delta),
-				     JSON_OUT_LINE) ? -errno : 0;
+				     JSON_OUT_LINE) ? INTERVAL_LOOP_OUTPUT_FAILED : 0;
 	else
 		lru_report_text(stdout, &l->ctx, &delta);
 	lru_snapshot_free(&delta);
@@ -302,10 +302,10 @@ int cmd_lru(int argc, char **argv)
 	};
 	err = lru_load(&s, &lo);
 	if (o.probes) {
-		print_probes(&o, &s.hooks, !err);
+		err = print_probes(&o, &s.hooks, !err);
 		lru_unload(&s);
 		lru_selfcost_disable(&cost);
-		return 0;
+		return err;
 	}
 	if (err)
 		goto out;
@@ -328,7 +328,7 @@ int cmd_lru(int argc, char **argv)
 	ticker_install_signals();
 	say_what_is_missing(&o, &s);
 	err = trace_loop(&o, &s, o.self_cost ? &cost : NULL);
-	if (err)
+	if (err < 0)
 		fprintf(stderr, "bhscope: reading the LRU maps failed: %s\n",
 			strerror(-err));
 	if (o.trace)

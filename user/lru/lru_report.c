@@ -208,12 +208,6 @@ static void add_u64(struct json_object *o, const char *k, uint64_t v)
 	json_object_object_add(o, k, json_object_new_uint64(v));
 }
 
-/* A number, or null where it is not a number (nothing to divide). */
-static struct json_object *json_number(double v)
-{
-	return isnan(v) ? NULL : json_object_new_double(v);
-}
-
 struct json_object *lru_curve_json(const struct lru_dev_stats *s, int lo,
 				   int hi)
 {
@@ -227,7 +221,7 @@ struct json_object *lru_curve_json(const struct lru_dev_stats *s, int lo,
 	lru_curve(s, r, hi);
 	for (int k = lo; k <= hi; k++) {
 		json_object_array_add(sizes, json_object_new_int(k));
-		json_object_array_add(ratios, json_number(r[k - 1]));
+		json_object_array_add(ratios, json_out_double(r[k - 1]));
 	}
 	json_object_object_add(o, "sizes", sizes);
 	json_object_object_add(o, "hit_ratio", ratios);
@@ -243,7 +237,7 @@ static struct json_object *json_stats(const struct lru_report_ctx *ctx,
 
 	add_u64(o, "hits", s->hits);
 	json_object_object_add(o, "hits_per_s",
-			       json_object_new_double(s->hits / ctx->elapsed_s));
+			       json_out_double(s->hits / ctx->elapsed_s));
 	if (!lk) {
 		static const char *const unknown[] = {
 			"lookups", "lookups_per_s", "hit_ratio", "installed",
@@ -257,8 +251,8 @@ static struct json_object *json_stats(const struct lru_report_ctx *ctx,
 	}
 	add_u64(o, "lookups", s->lookups);
 	json_object_object_add(o, "lookups_per_s",
-			       json_object_new_double(s->lookups / ctx->elapsed_s));
-	json_object_object_add(o, "hit_ratio", json_number(lru_hit_ratio(s)));
+			       json_out_double(s->lookups / ctx->elapsed_s));
+	json_object_object_add(o, "hit_ratio", json_out_double(lru_hit_ratio(s)));
 	add_u64(o, "installed", s->installed);
 	add_u64(o, "not_installed", s->not_installed);
 	add_u64(o, "absent", s->absent);
@@ -318,7 +312,7 @@ struct json_object *lru_report_json(const struct lru_report_ctx *ctx,
 	char name[64], nums[32];
 
 	json_object_object_add(o, "interval_s",
-			       json_object_new_double(ctx->elapsed_s));
+			       json_out_double(ctx->elapsed_s));
 	json_object_object_add(o, "final", json_object_new_boolean(ctx->final));
 	json_object_object_add(o, "mode", json_object_new_string(
 				       lru_mode_names[ctx->hooks->mode]));

@@ -187,7 +187,8 @@ int lru_snapshot_delta(struct lru_snapshot *out,
 			lru_stats_add(&d->total, &d->cpu[cpu]);
 		}
 	}
-	qsort(out->devs, out->nr_devs, sizeof(*out->devs), by_kdev);
+	if (out->nr_devs)	/* devs is NULL then: qsort's is nonnull */
+		qsort(out->devs, out->nr_devs, sizeof(*out->devs), by_kdev);
 	err = delta_counters(out, cur, prev);
 	if (!err)
 		return 0;
