@@ -52,7 +52,7 @@ def collect(src, series):
         st = load(stat)
         live = load(os.path.join(src, f"{key}.json"))
         counters = live.get("counters", {})
-        res["kernel"] = res.get("kernel") or live.get("kernel")
+        res["kernel"] = res.get("kernel") or st.get("kernel")
         res["workloads"][key] = {
             "title": title, "lookups": st["lookups"], "records": st["records"],
             "bytes": st["bytes"], "bytes_per_lookup": st["bytes_per_lookup"],

@@ -94,8 +94,8 @@ static int stat_trace(const char *in)
 		lru_trace_close(&r);
 		return 1;
 	}
-	printf("{\"format\": %u, \"records\": %llu, \"lookups\": %llu, \"bytes\": %lld, \"bytes_per_lookup\": %.3f, \"frames\": %llu}\n",
-	       r.h.version, (unsigned long long)r.read,
+	printf("{\"format\": %u, \"kernel\": \"%s\", \"records\": %llu, \"lookups\": %llu, \"bytes\": %lld, \"bytes_per_lookup\": %.3f, \"frames\": %llu}\n",
+	       r.h.version, r.h.kernel, (unsigned long long)r.read,
 	       (unsigned long long)lookups, (long long)st.st_size,
 	       lookups ? (double)st.st_size / lookups : 0.0,
 	       (unsigned long long)r.frames);
