@@ -99,9 +99,9 @@ void lrusim_report_text(FILE *out, const struct lrusim_report *r)
 			col[ncol++] = c;
 		}
 	}
-	fprintf(out, "trace %s: format %u, Linux %s, lookups from %s, LRU size %u, %u CPUs%s\n",
+	fprintf(out, "trace %s: format %u, Linux %s, lookups from %s, LRU size %u, %u CPU%s%s\n",
 		r->file, h->version, h->kernel, h->hook, h->lru_size,
-		h->nr_cpus, r->truncated ? " (cut short)" :
+		h->nr_cpus, h->nr_cpus == 1 ? "" : "s", r->truncated ? " (cut short)" :
 		(h->flags & LRU_TRACE_COMPLETE) ? "" : " (not finished)");
 	fprintf(out, "records %llu, events lost %llu (gaps %llu); snapshots %llu (%llu agreed with the model, %llu resynced it), resets %llu, restarts %llu, splits %llu\n",
 		(unsigned long long)sim->records, (unsigned long long)h->lost,
@@ -146,8 +146,11 @@ void lrusim_report_text(FILE *out, const struct lrusim_report *r)
 		fmt_pct(buf, sizeof(buf), ratio(v->hits[k - 1], v->classified));
 		range[0] = '\0';
 		if (v->min[k - 1] != v->max[k - 1]) {
-			fmt_pct(lo, sizeof(lo), ratio(v->min[k - 1], v->classified));
-			fmt_pct(hi, sizeof(hi), ratio(v->max[k - 1], v->classified));
+			/* rounded outwards: a range never looks like a point */
+			snprintf(lo, sizeof(lo), "%.2f",
+				 floor(1e4 * ratio(v->min[k - 1], v->classified)) / 100);
+			snprintf(hi, sizeof(hi), "%.2f%%",
+				 ceil(1e4 * ratio(v->max[k - 1], v->classified)) / 100);
 			snprintf(range, sizeof(range), "%s-%s", lo, hi);
 		}
 		fprintf(out, "%5d%c %9s %17s", k, k == S ? '*' : ' ', buf, range);
