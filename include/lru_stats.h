@@ -150,6 +150,21 @@ struct lru_cpu_counters {
 	__u64 events;		/* --trace records written */
 	__u64 events_lost;	/* --trace records dropped: ring buffer full */
 	__u64 devs_dropped;	/* lookups of devices beyond BHSCOPE_MAX_DEVS */
+	/* appended: */
+	__u64 lookups_lost;	/* lookups whose exit probe found another
+				 * probe of this CPU in flight (preempted
+				 * inside it), not counted */
+	__u64 entries;		/* entry probe runs (kprobe mode) */
+	__u64 exits;		/* exit probe runs (kprobe mode) */
+	__u64 resyncs;		/* the LRU held what the model did not
+				 * explain and was not emptied: the model
+				 * read it again and kept its ghost list (the
+				 * sizes above the LRU's are a lower bound) */
+	__u64 ghost_not_installed; /* misses not installed found in the
+				 * ghost list: a larger LRU would have hit and
+				 * reordered (the sizes above are approximate) */
+	__u64 unsynced_nodev;	/* unsynced lookups of no known device
+				 * (kprobe mode: NULL returned after a switch) */
 };
 
 #endif /* BHSCOPE_LRU_STATS_H */
