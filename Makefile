@@ -172,13 +172,13 @@ $(FUZZ_DIR)/fuzz_http: $(FUZZ_DIR)/obj/user/serve/serve_http.o
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_CORE_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) -MMD -MP -MF $@.d $< \
-		$(FUZZ_EXTRA_fuzz_$*) $(FUZZ_CORE_LIB) -ljson-c -lm -lpthread -o $@
+		$(FUZZ_EXTRA_fuzz_$*) $(FUZZ_CORE_LIB) -ljson-c -lzstd -lm -lpthread -o $@
 
 $(FUZZ_DIR)/tests/%: tests/unit/%.c $(FUZZ_CORE_LIB)
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SAN) -MMD -MP -MF $@.d $< $(FUZZ_CORE_LIB) \
-		-lcmocka -ljson-c -lm -lpthread -o $@
+		-lcmocka -ljson-c -lzstd -lm -lpthread -o $@
 
 fuzz-build: $(FUZZ_BINS) $(FUZZ_UNIT_BINS)
 
