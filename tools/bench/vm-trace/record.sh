@@ -6,8 +6,8 @@
 # alone at 1,000,000 lookups/s (lrutrace-pump). The traces, the live
 # report's last line and the pump's figures go back through $VM_EXPORT.
 set -euo pipefail
-# shellcheck source=tests/vm/lib/guest.sh
-. "$REPO/tests/vm/lib/guest.sh"
+# shellcheck source=tests/lib/guest.sh
+. "$REPO/tests/lib/guest.sh"
 
 for bin in bhscope bhbench lrutrace lrutrace-pump; do
 	[[ -x $REPO/build/$bin ]] || skip "$REPO/build/$bin is not built on the host (make)"
