@@ -194,12 +194,14 @@ wait_promql() {
 jbd2_transactions() { awk 'NR == 1 { print $1 }' "$(jbd2_info)"; }
 
 # sync_writers SECONDS: fs_mark creating files on the dirsync mount, one
-# commit per file, for about SECONDS.
+# commit per file, for about SECONDS. One directory per writer: fs_mark's
+# threads in one directory can draw the same file name and unlink each
+# other's files, which fails the run.
 sync_writers() {
-	local end=$((SECONDS + $1)) n=0
-	mkdir -p "$MNT/fsmark"
+	local end=$((SECONDS + $1)) n=0 d=$MNT/fsmark
+	mkdir -p "$d"
 	while ((SECONDS < end)); do
-		(cd "$MNT" && fs_mark -d "$MNT/fsmark" -t 4 -n 100 -s 0 -S 0) > /dev/null
+		(cd "$MNT" && fs_mark -d "$d/a" -d "$d/b" -d "$d/c" -d "$d/d" -t 1 -n 100 -s 0 -S 0) > /dev/null
 		n=$((n + 1))
 	done
 	rm -rf "${MNT:?}/fsmark"

@@ -30,11 +30,16 @@ void serve_probes_from_skeleton(struct serve_source *src,
 				serve_probe_why_fn why, void *arg)
 {
 	src->nr_probes = 0;
-	for (int i = 0; i < s->prog_cnt && i < SERVE_MAX_PROBES; i++) {
+	for (int i = 0; i < s->prog_cnt && src->nr_probes < SERVE_MAX_PROBES; i++) {
 		const struct bpf_prog_skeleton *ps = &s->progs[i];
-		struct serve_probe *p = &src->probes[src->nr_probes++];
 		struct bpf_program *prog = *ps->prog;
 		bool up = ps->link && *ps->link;
+		struct serve_probe *p;
+
+		/* a bare raw_tp is run by user space on demand, not a probe */
+		if (!strcmp(bpf_program__section_name(prog), "raw_tp"))
+			continue;
+		p = &src->probes[src->nr_probes++];
 
 		snprintf(p->name, sizeof(p->name), "%s",
 			 bpf_program__section_name(prog));
