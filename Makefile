@@ -63,13 +63,16 @@ BENCH_SRCS	:= $(wildcard tools/bhbench/*.c)
 BENCH_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(BENCH_SRCS))
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+# man/NAME.SECTION.scd -> build/man/NAME.SECTION (scdoc)
+MAN_SRCS	:= $(wildcard man/*.scd)
+MAN_PAGES	:= $(patsubst man/%.scd,$(OUTPUT)/man/%,$(MAN_SRCS))
 # Every object records the headers it included (-MMD -MP): a header change
 # rebuilds exactly its users.
 DEPFLAGS	= -MMD -MP -MF $(@:.o=.d)
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check demo deps clean install unit vmlinux bench
+.PHONY: all check demo deps clean install unit vmlinux bench man
 
 all: $(OUTPUT)/bhscope $(OUTPUT)/bhbench
 
@@ -120,6 +123,13 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(CORE_LIB)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(CORE_LIB) -lcmocka -ljson-c -lm -lpthread -o $@
 
 unit: $(UNIT_BINS) $(OUTPUT)/core-links-alone
+
+$(OUTPUT)/man/%: man/%.scd
+	$(call msg,SCDOC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)scdoc < $< > $@
+
+man: $(MAN_PAGES)
 
 # vmlinux.h for CO-RE, from a named BTF file (default: the running kernel).
 vmlinux:
