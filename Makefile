@@ -8,11 +8,17 @@
 #   make bench      overhead vs bpftrace and untraced runs, jbd2 here, LRU in
 #                   a VM guest (~30 min; BENCH_SMOKE=1: a few; tools/bench/)
 #   make deps       install the Debian packages the above need
+#   make install    PREFIX=/usr DESTDIR=...: binaries, man pages, completion,
+#                   the systemd unit, dashboards
+#   make deb        build/deb/*.deb: bhscope and bhtune-dkms (debian/)
+#   make static     build/static/bhscope, every library linked in
 #   make V=1 ...    show the full commands
 
 OUTPUT		?= build
 PREFIX		?= /usr/local
 DESTDIR		?=
+SYSCONFDIR	?= /etc
+UNITDIR		?= $(PREFIX)/lib/systemd/system
 ARCH		:= x86
 VERSION		:= 0.1
 
@@ -90,7 +96,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 $(OUTPUT)/user/%.o: user/%.c | $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(CORE_LIB): $(CORE_OBJS) Makefile
 	$(call msg,AR,$@)
@@ -106,16 +112,16 @@ $(OUTPUT)/core-links-alone: $(CORE_LIB)
 
 $(OUTPUT)/bhscope: $(CMD_OBJS) $(KERNEL_OBJS) $(CORE_LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(OUTPUT)/tools/bhbench/%.o: tools/bhbench/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(OUTPUT)/bhbench: $(BENCH_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -ljson-c -lpthread -lm -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -ljson-c -lpthread -lm -o $@
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(CORE_LIB)
 	$(call msg,CC,$@)
@@ -153,10 +159,32 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tools/bench/run.sh
 
-install: all
-	$(call msg,INSTALL,$(DESTDIR)$(PREFIX)/sbin)
-	$(Q)install -d $(DESTDIR)$(PREFIX)/sbin
-	$(Q)install -m 0755 $(OUTPUT)/bhscope $(OUTPUT)/bhbench $(DESTDIR)$(PREFIX)/sbin/
+install: all man
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -D -m 0755 $(OUTPUT)/bhscope $(DESTDIR)$(PREFIX)/sbin/bhscope
+	$(Q)install -D -m 0755 $(OUTPUT)/bhbench $(DESTDIR)$(PREFIX)/bin/bhbench
+	$(Q)for m in $(MAN_PAGES); do \
+		install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man$${m##*.}/$${m##*/} || exit 1; done
+	$(Q)install -D -m 0644 completion/bhscope \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bhscope
+	$(Q)install -d $(DESTDIR)$(UNITDIR)
+	$(Q)sed 's|/usr/sbin/|$(PREFIX)/sbin/|' tools/systemd/bhscope.service \
+		> $(DESTDIR)$(UNITDIR)/bhscope.service
+	$(Q)install -D -m 0644 tools/systemd/bhscope.default $(DESTDIR)$(SYSCONFDIR)/default/bhscope
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/bhscope/grafana contrib/grafana/*.json
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/bhscope/prometheus contrib/prometheus/*.rules.yml
+
+# The packages are built from a copy of the tracked files, so that the
+# .debs land in build/deb and the tree stays as it is.
+deb:
+	$(call msg,DEB,$(OUTPUT)/deb)
+	$(Q)rm -rf $(OUTPUT)/deb && mkdir -p $(OUTPUT)/deb/src
+	$(Q)git ls-files -z -co --exclude-standard | xargs -0 sh -c 'for f; do \
+		if [ -e "$$f" ] || [ -L "$$f" ]; then cp -P --parents "$$f" "$$0" || exit 1; fi; \
+		done' $(abspath $(OUTPUT))/deb/src
+	$(Q)cd $(OUTPUT)/deb/src && dpkg-buildpackage -b -us -uc > ../build.log 2>&1 || \
+		{ tail -n 40 ../build.log; echo "bhscope: dpkg-buildpackage failed; log in $(OUTPUT)/deb/build.log" >&2; exit 1; }
+	$(Q)ls $(OUTPUT)/deb/*.deb
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
