@@ -192,4 +192,4 @@ clean:
 
 -include tools/vm/vm.mk
 
--include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)
+-include $(shell find $(OUTPUT) -path $(OUTPUT)/deb -prune -o -name '*.d' -type f -print 2>/dev/null)
