@@ -112,8 +112,9 @@ listen_addr_of() {
 PROM_URL=
 PROM_PID=
 
-# start_prometheus TARGET (host:port): a private Prometheus on 127.0.0.1,
-# a free port, a temporary data dir, scraping TARGET every second.
+# start_prometheus TARGET (host:port) [RULES_FILE]: a private Prometheus on
+# 127.0.0.1, a free port, a temporary data dir, scraping TARGET every
+# second, evaluating RULES_FILE's rules every second.
 start_prometheus() {
 	local dir addr i
 	dir=$(mktemp -d /tmp/bhscope-prom.XXXXXX)
@@ -128,6 +129,7 @@ start_prometheus() {
 		    static_configs:
 		      - targets: ['$1']
 	EOF
+	[[ -z ${2:-} ]] || printf 'rule_files:\n  - %s\n' "$(realpath "$2")" >> "$dir/prometheus.yml"
 	promtool check config "$dir/prometheus.yml" > /dev/null
 	prometheus --config.file="$dir/prometheus.yml" \
 		--storage.tsdb.path="$dir/data" \
