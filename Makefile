@@ -78,7 +78,7 @@ DEPFLAGS	= -MMD -MP -MF $(@:.o=.d)
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check demo deps clean install unit vmlinux bench man
+.PHONY: all check demo deps clean install unit vmlinux bench man deb static
 
 all: $(OUTPUT)/bhscope $(OUTPUT)/bhbench
 
@@ -173,6 +173,23 @@ install: all man
 	$(Q)install -D -m 0644 tools/systemd/bhscope.default $(DESTDIR)$(SYSCONFDIR)/default/bhscope
 	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/bhscope/grafana contrib/grafana/*.json
 	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/bhscope/prometheus contrib/prometheus/*.rules.yml
+
+# One bhscope with libbpf, libelf, zlib, zstd, json-c and libmicrohttpd
+# linked in, for hosts of other distributions. libmicrohttpd comes from
+# Debian's source without HTTPS (tools/microhttpd-static.sh says why). glibc
+# is static too: --listen takes numeric addresses there (no NSS).
+STATIC_MHD	:= $(OUTPUT)/static/microhttpd
+
+$(STATIC_MHD)/lib/libmicrohttpd.a:
+	$(call msg,BUILD,$@)
+	$(Q)tools/microhttpd-static.sh $(STATIC_MHD)
+
+$(OUTPUT)/static/bhscope: $(CMD_OBJS) $(KERNEL_OBJS) $(CORE_LIB) $(STATIC_MHD)/lib/libmicrohttpd.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -static -Wl,--no-warnings $(CMD_OBJS) $(KERNEL_OBJS) $(CORE_LIB) \
+		-L$(STATIC_MHD)/lib $(LDLIBS_BPF) -lzstd -ljson-c -lmicrohttpd -lm -lpthread -o $@
+
+static: $(OUTPUT)/static/bhscope
 
 # The packages are built from a copy of the tracked files, so that the
 # .debs land in build/deb and the tree stays as it is.
