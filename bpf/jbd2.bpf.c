@@ -10,6 +10,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "jbd2_stats.h"
+#include "log2.bpf.h"
 #include "maps.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -5,18 +5,6 @@
 
 #include "bhscope.h"
 
-/* Slot of v in a log2 histogram: 0 for 0, else 1 + floor(log2(v)), capped. */
-static __always_inline __u32 log2_slot(__u64 v)
-{
-	__u32 slot = 0;
-
-	while (v && slot < BHSCOPE_LOG2_SLOTS - 1) {
-		v >>= 1;
-		slot++;
-	}
-	return slot;
-}
-
 /* Lookup of key in map, inserting a zeroed value first if it is absent. */
 static __always_inline void *map_lookup_or_init(void *map, const void *key,
 						const void *zero)

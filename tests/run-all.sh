@@ -9,14 +9,21 @@
 #   tests/vm     run inside QEMU guests by `make vmcheck` (when qemu exists)
 # TESTS=glob limits the live tests; BHSCOPE_SKIP_VM=1 skips the VM bench.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 log_dir=build/test-logs
 mkdir -p "$log_dir"
 results=$log_dir/results.txt
 : > "$results"
 
+times=$log_dir/times.txt
+: > "$times"
+
 record() { tee -a "$results"; }
+
+now() { date +%s.%N; }
+# took START NAME: one line "SECONDS NAME" in $times.
+took() { awk -v a="$1" -v b="$(now)" -v n="$2" 'BEGIN {printf "%.1f %s\n", b - a, n}' >> "$times"; }
 
 run_unit() {
 	local bin name
@@ -40,8 +47,10 @@ run_live() {
 		name=${t##*/}
 		name=${name%.sh}
 		out=$log_dir/live-$name.log
+		t0=$(now)
 		timeout --kill-after=10 "${LIVE_TIMEOUT:-600}" "$t" > "$out" 2>&1
 		rc=$?
+		took "$t0" "live/$name"
 		case $rc in
 		0) grep -qE '^PASS: ' "$out" && grep -E '^(PASS|SKIP): ' "$out" ||
 			echo "PASS: live/$name" ;;
@@ -63,9 +72,17 @@ run_vm() {
 	fi
 }
 
-run_unit 2>&1 | record
-run_live 2>&1 | record
-run_vm 2>&1 | record
+t_start=$(now)
+rm -f build/vm/times
+t0=$(now); run_unit 2>&1 | record; took "$t0" "(all unit tests)"
+t0=$(now); run_live 2>&1 | record; took "$t0" "(all live tests)"
+t0=$(now); run_vm 2>&1 | record; took "$t0" "(the VM bench, all guests)"
+[[ -f build/vm/times ]] && cat build/vm/times >> "$times"
+
+echo "slowest tests (seconds):"
+grep -v '^[0-9.]* (' "$times" | sort -rn | head -n 10 | sed 's/^/  /'
+grep '^[0-9.]* (' "$times" | sed 's/^/  /'
+awk -v a="$t_start" -v b="$(now)" 'BEGIN {printf "  %.1f (everything)\n", b - a}'
 
 passed=$(grep -c '^PASS: ' "$results")
 failed=$(grep -c '^FAIL: ' "$results")

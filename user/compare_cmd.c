@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "analyse/compare_model.h"
 #include "analyse/compare_print.h"
+#include "lib/json_out.h"
 
 enum { OPT_CSV = 0x100, OPT_MARKDOWN, OPT_CHART };
 
@@ -124,9 +125,7 @@ int cmd_compare(int argc, char **argv)
 		break;
 	case FMT_JSON:
 		o = compare_json(&t);
-		printf("%s\n", json_object_to_json_string_ext(o,
-			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(o);
+		json_out_print(stdout, o, JSON_OUT_PRETTY);
 		break;
 	}
 	if (a.chart && chart_svg_save(a.chart, &t))

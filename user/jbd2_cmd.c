@@ -17,6 +17,8 @@
 #include "jbd2/jbd2_load.h"
 #include "jbd2/jbd2_report.h"
 #include "jbd2/jbd2_snapshot.h"
+#include "lib/interval_loop.h"
+#include "lib/json_out.h"
 #include "lib/ticker.h"
 
 static const char jbd2_doc[] =
@@ -52,56 +54,51 @@ static int check_jbd2_tracepoints(void)
 	return -1;
 }
 
-static int report(const struct cli_common *opt, struct jbd2_report_ctx *ctx,
-		  const struct jbd2_snapshot *cur,
-		  const struct jbd2_snapshot *prev)
+struct jbd2_live {
+	const struct cli_common *opt;
+	struct jbd2_report_ctx *ctx;
+	struct jbd2_bpf *skel;
+	int nr_cpus;
+};
+
+static void snapshot_free(void *snap)
 {
+	jbd2_snapshot_free(snap);
+}
+
+static int read_snapshot(void *arg, void *out)
+{
+	struct jbd2_live *l = arg;
+	struct jbd2_snapshot *snap = out;
+
+	snap->nr_cpus = l->nr_cpus;
+	return jbd2_read_snapshot(l->skel, snap);
+}
+
+static int report(void *arg, const void *cur, const void *prev,
+		  double elapsed_s, bool final)
+{
+	struct jbd2_live *l = arg;
 	struct jbd2_snapshot delta;
 	int err = jbd2_snapshot_delta(&delta, cur, prev);
 
 	if (err)
 		return err;
-	ctx->elapsed_s = ticker_elapsed();
-	if (opt->json) {
-		struct json_object *o = jbd2_report_json(ctx, &delta);
-
-		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-							 JSON_C_TO_STRING_NOSLASHESCAPE));
-		fflush(stdout);
-		json_object_put(o);
-	} else {
-		jbd2_report_text(stdout, ctx, &delta);
-	}
+	l->ctx->elapsed_s = elapsed_s;
+	l->ctx->final = final;
+	if (l->opt->json)
+		err = json_out_print(stdout, jbd2_report_json(l->ctx, &delta),
+				     JSON_OUT_LINE) ? -errno : 0;
+	else
+		jbd2_report_text(stdout, l->ctx, &delta);
 	jbd2_snapshot_free(&delta);
-	return 0;
-}
-
-static int trace_loop(struct jbd2_bpf *skel, const struct cli_common *opt,
-		      struct jbd2_report_ctx *ctx, int nr_cpus)
-{
-	struct jbd2_snapshot prev = { .nr_cpus = nr_cpus }, cur;
-	int err = 0;
-
-	for (long n = 1; !err; n++) {
-		bool more = ticker_wait(opt->interval_s);
-
-		cur = (struct jbd2_snapshot){ .nr_cpus = nr_cpus };
-		err = jbd2_read_snapshot(skel, &cur);
-		ctx->final = !more || (opt->count && n >= opt->count);
-		if (!err)
-			err = report(opt, ctx, &cur, &prev);
-		jbd2_snapshot_free(&prev);
-		prev = cur;
-		if (ctx->final)
-			break;
-	}
-	jbd2_snapshot_free(&prev);
 	return err;
 }
 
 int cmd_jbd2(int argc, char **argv)
 {
 	struct jbd2_report_ctx ctx = {};
+	struct jbd2_live live;
 	struct cli_common opt;
 	struct jbd2_bpf *skel;
 	int nr_cpus, err;
@@ -131,13 +128,18 @@ int cmd_jbd2(int argc, char **argv)
 		return 1;
 
 	ticker_install_signals();
-	if (!opt.json)
-		fprintf(stderr, "Tracing jbd2 commits%s%s... Ctrl-C to end.\n",
-			opt.dev_arg ? " on " : "", opt.dev_arg ? opt.dev_arg : "");
+	/* On stderr even with -j: scripts wait for it to start a workload. */
+	fprintf(stderr, "Tracing jbd2 commits%s%s... Ctrl-C to end.\n",
+		opt.dev_arg ? " on " : "", opt.dev_arg ? opt.dev_arg : "");
 	if (!ctx.batch_sleep.available && !opt.json)
 		fprintf(stderr, "bhscope: sync writers' batching sleep unavailable: %s\n",
 			ctx.batch_sleep.why);
-	err = trace_loop(skel, &opt, &ctx, nr_cpus);
+	live = (struct jbd2_live){ .opt = &opt, .ctx = &ctx, .skel = skel,
+				   .nr_cpus = nr_cpus };
+	err = interval_loop(&opt, &(struct interval_source){
+		.ctx = &live, .snap_size = sizeof(struct jbd2_snapshot),
+		.read = read_snapshot, .report = report,
+		.free = snapshot_free });
 	jbd2_bpf__destroy(skel);
 	if (err) {
 		fprintf(stderr, "bhscope: reading the jbd2 maps failed: %s\n",

@@ -17,7 +17,9 @@
 #include "lru/lru_recorder.h"
 #include "lru/lru_report.h"
 #include "lru/lru_selfcost.h"
+#include "lib/interval_loop.h"
 #include "lib/ticker.h"
+#include "lib/json_out.h"
 
 enum {
 	OPT_TRACE = 0x100,
@@ -149,9 +151,7 @@ static int print_probes(const struct lru_opts *o, const struct lru_hooks *h,
 
 	if (o->common.json) {
 		j = lru_probes_json(h, loaded);
-		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
-							 JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(j);
+		json_out_print(stdout, j, JSON_OUT_LINE);
 	} else {
 		lru_probes_print(stdout, h, loaded);
 	}
@@ -171,60 +171,67 @@ static void say_what_is_missing(const struct lru_opts *o,
 		o->common.dev_arg ? o->common.dev_arg : "");
 }
 
-static int report(const struct lru_opts *o, struct lru_report_ctx *ctx,
-		  struct lru_session *s, struct lru_selfcost *cost,
-		  const struct lru_snapshot *cur, const struct lru_snapshot *prev)
+struct lru_live {
+	const struct lru_opts *o;
+	struct lru_session *s;
+	struct lru_selfcost *cost;
+	struct lru_report_ctx ctx;
+};
+
+static void snapshot_free(void *snap)
 {
+	lru_snapshot_free(snap);
+}
+
+static int read_snapshot(void *arg, void *out)
+{
+	struct lru_live *l = arg;
+	struct lru_snapshot *snap = out;
+
+	snap->nr_cpus = l->s->nr_cpus;
+	return lru_read_snapshot(l->s, snap);
+}
+
+static int report(void *arg, const void *cur, const void *prev,
+		  double elapsed_s, bool final)
+{
+	struct lru_live *l = arg;
 	struct lru_snapshot delta;
-	struct json_object *j;
 	int err = lru_snapshot_delta(&delta, cur, prev);
 
 	if (err)
 		return err;
-	ctx->elapsed_s = ticker_elapsed();
-	ctx->lru_size = lru_session_lru_size(s);
-	if (cost && lru_selfcost_read(cost, s) == 0)
-		ctx->selfcost = cost;
-	if (o->common.json) {
-		j = lru_report_json(ctx, &delta);
-		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
-							 JSON_C_TO_STRING_NOSLASHESCAPE));
-		fflush(stdout);
-		json_object_put(j);
-	} else {
-		lru_report_text(stdout, ctx, &delta);
-	}
+	l->ctx.elapsed_s = elapsed_s;
+	l->ctx.final = final;
+	l->ctx.lru_size = lru_session_lru_size(l->s);
+	if (l->cost && lru_selfcost_read(l->cost, l->s) == 0)
+		l->ctx.selfcost = l->cost;
+	if (l->o->common.json)
+		err = json_out_print(stdout, lru_report_json(&l->ctx, &delta),
+				     JSON_OUT_LINE) ? -errno : 0;
+	else
+		lru_report_text(stdout, &l->ctx, &delta);
 	lru_snapshot_free(&delta);
-	return 0;
+	return err;
 }
 
 static int trace_loop(const struct lru_opts *o, struct lru_session *s,
 		      struct lru_selfcost *cost)
 {
-	struct lru_snapshot prev = { .nr_cpus = s->nr_cpus }, cur;
-	struct lru_report_ctx ctx = {
-		.per_cpu = o->common.per_cpu,
-		.timestamps = o->common.timestamps,
-		.whatif = lru_hooks_classify(&s->hooks) ? o->whatif : 0,
-		.hooks = &s->hooks,
+	struct lru_live l = {
+		.o = o, .s = s, .cost = cost,
+		.ctx = {
+			.per_cpu = o->common.per_cpu,
+			.timestamps = o->common.timestamps,
+			.whatif = lru_hooks_classify(&s->hooks) ? o->whatif : 0,
+			.hooks = &s->hooks,
+		},
 	};
-	int err = 0;
 
-	for (long n = 1; !err; n++) {
-		bool more = ticker_wait(o->common.interval_s);
-
-		cur = (struct lru_snapshot){ .nr_cpus = s->nr_cpus };
-		err = lru_read_snapshot(s, &cur);
-		ctx.final = !more || (o->common.count && n >= o->common.count);
-		if (!err)
-			err = report(o, &ctx, s, cost, &cur, &prev);
-		lru_snapshot_free(&prev);
-		prev = cur;
-		if (ctx.final)
-			break;
-	}
-	lru_snapshot_free(&prev);
-	return err;
+	return interval_loop(&o->common, &(struct interval_source){
+		.ctx = &l, .snap_size = sizeof(struct lru_snapshot),
+		.read = read_snapshot, .report = report,
+		.free = snapshot_free });
 }
 
 /* Lost events of the whole run, from the per-CPU counters. */

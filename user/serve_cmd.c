@@ -157,11 +157,6 @@ static int select_sources(const struct serve_args *a)
 {
 	bool all = !a->want_jbd2 && !a->want_lru;
 
-	if (a->want_lru && !serve_source_find("lru")) {
-		fprintf(stderr,
-			"bhscope: --lru: this build of bhscope has no buffer-head LRU tracer yet; serve --jbd2 only\n");
-		return -1;
-	}
 	for (int i = 0; i < serve_nr_sources; i++) {
 		struct serve_source *src = serve_sources[i];
 

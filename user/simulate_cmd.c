@@ -16,6 +16,7 @@
 #include "lru/lru_report.h"
 #include "lru/lru_trace.h"
 #include "lru/lrusim.h"
+#include "lib/json_out.h"
 
 #define SIMULATE_JSON_SCHEMA "bhscope.simulate/1"
 
@@ -178,9 +179,8 @@ static void print_json(const struct simulate_opts *o,
 		       const struct lru_trace_reader *r, const struct lrusim *sim,
 		       const struct lru_dev_stats *total)
 {
-	struct json_object *j = json_object_new_object(), *cpus, *c;
+	struct json_object *j = json_out_new(SIMULATE_JSON_SCHEMA), *cpus, *c;
 
-	json_object_object_add(j, "schema", json_object_new_string(SIMULATE_JSON_SCHEMA));
 	json_object_object_add(j, "file", json_object_new_string(o->file));
 	json_object_object_add(j, "kernel", json_object_new_string(r->h.kernel));
 	json_object_object_add(j, "hook", json_object_new_string(r->h.hook));
@@ -203,9 +203,7 @@ static void print_json(const struct simulate_opts *o,
 		}
 		json_object_object_add(j, "cpus", cpus);
 	}
-	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
-							 JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(j);
+	json_out_print(stdout, j, JSON_OUT_LINE);
 }
 
 int cmd_simulate(int argc, char **argv)

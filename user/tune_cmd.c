@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "lru/lru_kernel.h"
 #include "lib/tunables.h"
+#include "lib/json_out.h"
 
 static const char tune_doc[] =
 	"Show or set the tunables: the buffer-head LRU size (lru_size, needs "
@@ -179,10 +180,9 @@ static int show(const struct tune_opts *o)
 		return 1;
 	}
 	if (o->json) {
-		struct json_object *root = json_object_new_object(), *arr, *jo,
+		struct json_object *root = json_out_new("bhscope.tune/1"), *arr, *jo,
 				   *bo = json_object_new_object();
 
-		json_object_object_add(root, "schema", json_object_new_string("bhscope.tune/1"));
 		json_object_object_add(bo, "loaded", json_object_new_boolean(b.loaded));
 		if (!b.loaded && why)
 			json_object_object_add(bo, "unavailable", json_object_new_string(why));
@@ -213,9 +213,7 @@ static int show(const struct tune_opts *o)
 			json_object_array_add(arr, jo);
 		}
 		json_object_object_add(root, "journals", arr);
-		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-							      JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(root);
+		json_out_print(stdout, root, JSON_OUT_PRETTY);
 		free(js);
 		return 0;
 	}

@@ -57,6 +57,7 @@ elif command -v qemu-system-x86_64 >/dev/null; then
 	# host's load does not enter the figures; BENCH_ICOUNT= for wall time.
 	# The guest's notes show progress, so silence means a hung guest.
 	VM_SUITE=tools/bench/vm VM_KERNELS=$kernels VM_TESTS='' \
+		VM_VARIANTS=default VM_JOBS=1 \
 		VM_ICOUNT=${BENCH_ICOUNT-0} \
 		VM_CPUS=1 VM_SMP_LIST="" VM_TEST_TIMEOUT=$timeout \
 		VM_IDLE_TIMEOUT=600 VM_TIMEOUT=$((timeout + 300)) \

@@ -20,6 +20,7 @@ set -uo pipefail
 # shellcheck source=/dev/null
 . /run/bhvm.env
 export SERIES KVER KDIR MODDIR VM_OUT VM_CPUS VM_TESTS VM_TEST_TIMEOUT
+export VM_GUEST_VARIANT=${VM_GUEST_VARIANT:-default}
 export REPO=$BHVM_REPO
 suite=${BHVM_SUITE:-$REPO/tests/vm}
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -65,6 +66,12 @@ for t in "$suite"/${VM_TESTS:-*}.sh; do
 	if [[ ! -x $t ]]; then
 		report "SKIP: $id: not executable"
 		skip=$((skip + 1))
+		continue
+	fi
+	# On a full-preemption guest (and any other variant), only the tests
+	# that ask for it ("# vm-also: full"), unless VM_TESTS names them.
+	if [[ $VM_GUEST_VARIANT != default && -z ${VM_TESTS:-} ]] &&
+		! sed -n '1,30p' "$t" | grep -qE "^# vm-also:.*\b$VM_GUEST_VARIANT\b"; then
 		continue
 	fi
 	report "RUN: $id"

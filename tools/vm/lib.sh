@@ -160,7 +160,8 @@ vm_initramfs_base() { # STAGE OUT
 # the exported part (see README.md).
 vm_env() {
 	local v
-	for v in SERIES KVER KDIR MODDIR VM_OUT VM_CPUS VM_TESTS VM_TEST_TIMEOUT; do
+	for v in SERIES KVER KDIR MODDIR VM_OUT VM_CPUS VM_TESTS VM_TEST_TIMEOUT \
+		VM_GUEST_VARIANT; do
 		printf '%s=%q\n' "$v" "${!v:-}"
 	done
 	printf 'BHVM_REPO=%q\n' "$REPO"
@@ -187,8 +188,8 @@ vm_qemu_cmd() {
 	# shellcheck disable=SC2054 # the commas belong to QEMU's options
 	QEMU=(qemu-system-x86_64 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max,la57=off
 		-smp "$cpus" -m "$VM_MEM" -nodefaults -display none -nic none
-		-bios qboot.rom -no-reboot -kernel "$VMLINUZ" -initrd "$VM_OUT/initramfs.cpio"
-		-append "console=ttyS0 panic=-1 mitigations=off no_timer_check quiet $append ${VM_APPEND:-}"
+		-bios qboot.rom -no-reboot -kernel "$VMLINUZ" -initrd "${RUN_OUT:-$VM_OUT}/initramfs.cpio"
+		-append "console=ttyS0 panic=-1 mitigations=off no_timer_check quiet $append ${GUEST_APPEND:-} ${VM_APPEND:-}"
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap)
 	# VM_ICOUNT=N: the guest clock counts instructions, 2^N ns each
 	# (make bench: timings without the host's noise); single-threaded TCG.

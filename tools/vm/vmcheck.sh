@@ -56,9 +56,9 @@ save_file() {
 		echo "vm: $SERIES: ignored an exported file with a bad name: ${rel:0:80}" >&2
 		return
 	fi
-	mkdir -p "$VM_OUT/export/${rel%/*}"
-	if base64 -d <<<"$data" >"$VM_OUT/export/$rel"; then
-		echo "vm: $SERIES: exported $VM_OUT/export/$rel" >&2
+	mkdir -p "$RUN_OUT/export/${rel%/*}"
+	if base64 -d <<<"$data" >"$RUN_OUT/export/$rel"; then
+		echo "vm: $SERIES: exported $RUN_OUT/export/$rel" >&2
 	else
 		echo "vm: $SERIES: exported file $rel is corrupt" >&2
 	fi
@@ -72,10 +72,14 @@ on_line() {
 		running=${line#RUN: }
 		# This test's files from an earlier run are stale; other tests'
 		# (another suite's, say) stay.
-		rm -rf "${VM_OUT:?}/export/${running#*/}"
+		rm -rf "${RUN_OUT:?}/export/${running#*/}"
 		;;
 	"UP: "*) echo "vm: $SERIES: tests start at ${line#UP: } s guest uptime" >&2 ;;
-	"TIME: "*) read -r _ id s <<<"$line" && echo "vm: $id: $s s" >&2 ;;
+	"TIME: "*)
+		read -r _ id s <<<"$line"
+		echo "vm: $id: $s s" >&2
+		echo "$s vm/$id" >>"$REPO/build/vm/times"
+		;;
 	"NOTE: "*) echo "vm: $SERIES: ${line#NOTE: }" >&2 ;;
 	"FILE: "*) save_file "${line#FILE: }" ;;
 	"BHVM-DONE") done=1 ;;
@@ -99,14 +103,14 @@ on_line() {
 # off after VM_TIMEOUT in any case. Returns 0 only if the guest finished
 # and no test failed.
 boot_guest() {
-	local cpus=$1 console=$VM_OUT/console.log results=$VM_OUT/results.log
+	local cpus=$1 console=$RUN_OUT/console.log results=$RUN_OUT/results.log
 	local qpid qrc=0 fd chunk partial="" st last=$SECONDS hung=0
-	local tail_file=$VM_OUT/console-tail.txt
+	local tail_file=$RUN_OUT/console-tail.txt
 	running="" done=0 failed=0
 	: >"$console"
 	: >"$results"
 	vm_qemu_cmd "$cpus" "bhvm_mode=check" "file:$console" "file:$results"
-	timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" </dev/null >"$VM_OUT/qemu.log" 2>&1 &
+	timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" </dev/null >"$RUN_OUT/qemu.log" 2>&1 &
 	qpid=$!
 	trap 'kill "$qpid" 2>/dev/null || true' EXIT # an interrupted run leaves no QEMU
 	# QEMU writes the port a byte at a time: keep partial lines until the
@@ -145,7 +149,7 @@ boot_guest() {
 	elif grep -q 'Kernel panic' "$console"; then
 		why="panicked"
 	elif ((qrc != 0)); then
-		why="qemu exited with status $qrc ($(head -c 300 "$VM_OUT/qemu.log"))"
+		why="qemu exited with status $qrc ($(head -c 300 "$RUN_OUT/qemu.log"))"
 	fi
 	tr -d '\r' <"$console" | tail -n 50 >"$tail_file"
 	[[ -n $running ]] && echo "FAIL: $running (the guest broke during this test)"
@@ -154,28 +158,119 @@ boot_guest() {
 	return 1
 }
 
-rc=0
-lint || rc=1
-t_all=$(now)
-for SERIES in $VM_KERNELS; do
-	VM_OUT=$REPO/build/vm/$SERIES
+# The guests: every VM_KERNELS series under every VM_VARIANTS preemption
+# model ("default": the kernel's own, voluntary on Debian; "full":
+# preempt=full on the command line). A guest is named after both: 6.1,
+# 6.1+full. Tests run on every default guest; a test also runs on the
+# other guests when its head says so ("# vm-also: full"), or when
+# VM_TESTS names it.
+VM_VARIANTS=${VM_VARIANTS:-default full}
+# Guests at once: QEMU's single-threaded TCG keeps one host core busy each.
+VM_JOBS=${VM_JOBS:-$(($(nproc) < 2 ? 1 : 2))}
+guests=()
+for s in $VM_KERNELS; do
+	for v in $VM_VARIANTS; do
+		case $v in
+		default) guests+=("$s") ;;
+		full) guests+=("$s+full") ;;
+		*) vm_die "VM_VARIANTS: unknown variant '$v' (default, full)" ;;
+		esac
+	done
+done
+durations=$REPO/build/vm/durations
+
+# The longest guest first, from the last run's wall times: the slots stay
+# full until the end.
+order_guests() {
+	local g
+	for g in "${guests[@]}"; do
+		printf '%s %s\n' "$(awk -v g="$g" '$1 == g {t = $2} END {print t + 0}' \
+			"$durations" 2>/dev/null || echo 0)" "$g"
+	done | sort -k1,1nr -k2 | awk '{print $2}'
+}
+
+declare -A kernel_of=()
+# prepare SERIES: fetch the kernel and run the .prep hooks into
+# build/vm/SERIES, once for all the guests of a series (they read it as
+# VM_OUT). Returns 1 when its guests cannot boot.
+prepare() {
+	local series=$1 t0 t1
+	SERIES=$series
+	VM_OUT=$REPO/build/vm/$series
 	mkdir -p "$VM_OUT"
 	t0=$(now)
-	if ! vm_kernel "$SERIES"; then
-		echo "FAIL: $SERIES/kernel-fetch (tools/vm/kernel-fetch.sh $SERIES; messages above)"
-		rc=1
-		continue
+	if ! vm_kernel "$series"; then
+		echo "FAIL: $series/kernel-fetch (tools/vm/kernel-fetch.sh $series; messages above)"
+		return 1
 	fi
 	t1=$(now)
-	echo "vm: $SERIES: kernel $KVER ($PKGVER), fetch $(secs "$t0" "$t1") s" >&2
-	VM_CPUS=$(cpus_for "$SERIES")
-	vm_preps || rc=1
-	vm_initramfs "$VM_OUT"
+	echo "vm: $series: kernel $KVER ($PKGVER), fetch $(secs "$t0" "$t1") s" >&2
+	kernel_of[$series]=$(declare -p KVER VMLINUZ MODDIR KDIR ABI PKGVER)
+	VM_CPUS=$(cpus_for "$series")
+	vm_preps || prep_rc=1
+	echo "vm: $series: prep $(secs "$t1" "$(now)") s" >&2
+}
+
+# run_guest LABEL: boots one guest (in a subshell of its own); its
+# results and console go to build/vm/LABEL.
+run_guest() {
+	local label=$1 series=${1%+*} t2 t3 rc=0
+	eval "${kernel_of[$series]}"
+	SERIES=$label
+	VM_OUT=$REPO/build/vm/$series
+	VM_GUEST_VARIANT=default
+	[[ $label == *+full ]] && VM_GUEST_VARIANT=full
+	GUEST_APPEND=
+	[[ $VM_GUEST_VARIANT == full ]] && GUEST_APPEND=preempt=full
+	RUN_OUT=$REPO/build/vm/$label
+	mkdir -p "$RUN_OUT"
+	VM_CPUS=$(cpus_for "$series")
+	vm_initramfs "$RUN_OUT"
 	t2=$(now)
-	echo "vm: $SERIES: booting $KVER with $VM_CPUS CPUs, $VM_MEM" >&2
+	echo "vm: $label: booting $KVER with $VM_CPUS CPUs, $VM_MEM${GUEST_APPEND:+, $GUEST_APPEND}" >&2
 	boot_guest "$VM_CPUS" || rc=1
 	t3=$(now)
-	echo "vm: $SERIES: guest wall $(secs "$t2" "$t3") s (prep+initramfs $(secs "$t1" "$t2") s)" >&2
+	echo "vm: $label: guest wall $(secs "$t2" "$t3") s" >&2
+	echo "$label $(secs "$t2" "$t3")" >>"$RUN_OUT/wall"
+	return $rc
+}
+
+rc=0 prep_rc=0
+lint || rc=1
+t_all=$(now)
+rm -f "$REPO/build/vm/times"
+# An interrupted run leaves no guest behind.
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
+declare -A bootable=()
+for g in "${guests[@]}"; do
+	s=${g%+*}
+	[[ -n ${bootable[$s]:-} ]] && continue
+	if prepare "$s"; then bootable[$s]=1; else bootable[$s]=0; rc=1; fi
 done
-echo "vm: all guests: $(secs "$t_all" "$(now)") s wall" >&2
+((prep_rc)) && rc=1
+mapfile -t queue < <(order_guests)
+running_jobs=0
+for g in "${queue[@]}"; do
+	[[ ${bootable[${g%+*}]} == 1 ]] || continue
+	while ((running_jobs >= VM_JOBS)); do
+		wait -n || rc=1
+		running_jobs=$((running_jobs - 1))
+	done
+	rm -f "$REPO/build/vm/$g/wall"
+	run_guest "$g" &
+	running_jobs=$((running_jobs + 1))
+done
+while ((running_jobs > 0)); do
+	wait -n || rc=1
+	running_jobs=$((running_jobs - 1))
+done
+
+# Each guest's wall time, kept for the next run's order.
+: >"$durations.tmp"
+for g in "${guests[@]}"; do
+	[[ -f $REPO/build/vm/$g/wall ]] && cat "$REPO/build/vm/$g/wall" >>"$durations.tmp"
+done
+mv "$durations.tmp" "$durations"
+echo "vm: all guests: $(secs "$t_all" "$(now)") s wall, $VM_JOBS at a time" >&2
+sed 's/^/vm:   guest /; s/$/ s/' "$durations" >&2
 exit $rc

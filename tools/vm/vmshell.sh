@@ -8,19 +8,29 @@ set -euo pipefail
 # shellcheck source=tools/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-SERIES=${1:-${KERNEL:-6.1}}
+SERIES=${1:-${KERNEL:-6.1}} # SERIES+full: with preempt=full
 VM_TESTS=${VM_TESTS:-}
 VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-300}
 
 vm_need_tools
 vm_lock
+GUEST_APPEND=
+export VM_GUEST_VARIANT=default
+if [[ $SERIES == *+full ]]; then
+	GUEST_APPEND=preempt=full
+	VM_GUEST_VARIANT=full
+fi
+label=$SERIES
+SERIES=${SERIES%+full}
 vm_kernel "$SERIES" || vm_die "no kernel for $SERIES"
 VM_CPUS=$(cpus_for "$SERIES")
 VM_OUT=$REPO/build/vm/$SERIES
-mkdir -p "$VM_OUT"
+mkdir -p "$VM_OUT" "$REPO/build/vm/$label"
 vm_preps || echo "vm: a .prep hook failed; booting anyway" >&2
-vm_initramfs "$VM_OUT"
-echo "vm: $SERIES: $KVER, $VM_CPUS CPUs, $VM_MEM; Ctrl-A x quits QEMU" >&2
+SERIES=$label
+RUN_OUT=$REPO/build/vm/$label
+vm_initramfs "$RUN_OUT"
+echo "vm: $SERIES: $KVER, $VM_CPUS CPUs, $VM_MEM${GUEST_APPEND:+, $GUEST_APPEND}; Ctrl-A x quits QEMU" >&2
 # mon:stdio: the console and the QEMU monitor (Ctrl-A c) share the terminal.
 vm_qemu_cmd "$VM_CPUS" "bhvm_mode=shell" mon:stdio null
 exec "${QEMU[@]}"

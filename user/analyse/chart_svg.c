@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +9,7 @@
 
 #include "analyse/chart_svg.h"
 #include "analyse/compare_print.h"
-#include "record/record_write.h"
+#include "lib/atomic_file.h"
 
 #define WIDTH		960
 #define PANEL_H		300
@@ -247,7 +249,7 @@ void chart_svg_write(FILE *out, const struct cmp_table *t)
 
 int chart_svg_save(const char *path, const struct cmp_table *t)
 {
-	char *buf = NULL;
+	char *buf = NULL, err[PATH_MAX + 128];
 	size_t len = 0;
 	FILE *mem = open_memstream(&buf, &len);
 	int ret;
@@ -258,8 +260,11 @@ int chart_svg_save(const char *path, const struct cmp_table *t)
 	}
 	chart_svg_write(mem, t);
 	fclose(mem);
-	ret = record_write_atomic(path, buf, len);
-	if (ret)
+	ret = atomic_file_write(AT_FDCWD, path, buf, len, ATOMIC_FILE_SYNC, err,
+				sizeof(err));
+	if (ret && errno == EEXIST)
+		fprintf(stderr, "bhscope: %s\n", err);
+	else if (ret)
 		fprintf(stderr, "bhscope: %s: writing the chart failed: %s\n",
 			path, strerror(errno));
 	free(buf);

@@ -4,6 +4,7 @@
 
 #include "analyse/compare_print.h"
 #include "record/record_read.h"
+#include "lib/json_out.h"
 
 #define MAX_COLS	64
 #define CELL		160
@@ -275,9 +276,8 @@ static struct json_object *record_json(const struct cmp_record *rec)
 
 struct json_object *compare_json(const struct cmp_table *t)
 {
-	struct json_object *o = json_object_new_object(), *a, *m, *vals;
+	struct json_object *o = json_out_new(COMPARE_JSON_SCHEMA), *a, *m, *vals;
 
-	json_object_object_add(o, "schema", json_object_new_string(COMPARE_JSON_SCHEMA));
 	a = json_object_new_array();
 	for (int r = 0; r < t->nr_recs; r++)
 		json_object_array_add(a, record_json(&t->recs[r]));

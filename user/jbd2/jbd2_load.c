@@ -155,7 +155,7 @@ int jbd2_read_snapshot(struct jbd2_bpf *skel, struct jbd2_snapshot *snap)
 	return err;
 }
 
-int jbd2_forget_dev(struct jbd2_bpf *skel, uint32_t kdev)
+static int forget_dev(struct jbd2_bpf *skel, uint32_t kdev)
 {
 	int err = 0;
 
@@ -165,5 +165,24 @@ int jbd2_forget_dev(struct jbd2_bpf *skel, uint32_t kdev)
 	if (bpf_map_delete_elem(bpf_map__fd(skel->maps.journal_state), &kdev) &&
 	    errno != ENOENT && !err)
 		err = -errno;
+	return err;
+}
+
+int jbd2_forget_devices(struct jbd2_bpf *skel, dev_present_fn present,
+			void *arg)
+{
+	int fd = bpf_map__fd(skel->maps.dev_stats), err = 0;
+	__u32 key, next, *prev = NULL;
+	__u32 gone[BHSCOPE_MAX_DEVS];
+	int nr_gone = 0;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (!present(key, arg) && nr_gone < BHSCOPE_MAX_DEVS)
+			gone[nr_gone++] = key;
+	}
+	for (int i = 0; i < nr_gone; i++)
+		err = forget_dev(skel, gone[i]) ?: err;
 	return err;
 }

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "lib/devname.h"
 #include "lib/probe_status.h"
 #include "jbd2/jbd2_snapshot.h"
 
@@ -29,7 +30,12 @@ struct jbd2_bpf *jbd2_load(uint32_t kdev, struct probe_status *batch_sleep,
 /* Adds every device of the per-CPU map to snap (snap->nr_cpus set). */
 int jbd2_read_snapshot(struct jbd2_bpf *skel, struct jbd2_snapshot *snap);
 
-/* Forgets a device in the maps (it went away); 0 or a negative errno. */
-int jbd2_forget_dev(struct jbd2_bpf *skel, uint32_t kdev);
+/*
+ * Drops the counters of every journal device for which present(kdev, arg)
+ * is false, so they are not reported again (bhscope serve, for devices
+ * that went away). 0 or a negative errno.
+ */
+int jbd2_forget_devices(struct jbd2_bpf *skel, dev_present_fn present,
+			void *arg);
 
 #endif /* BHSCOPE_JBD2_LOAD_H */

@@ -7,6 +7,7 @@
 #include "lib/hz.h"
 #include "jbd2/jbd2_report.h"
 #include "lib/ticker.h"
+#include "lib/json_out.h"
 
 const char *const jbd2_phase_names[JBD2_NR_PHASES] = {
 	[JBD2_PHASE_WAIT] = "wait",
@@ -188,6 +189,16 @@ static struct json_object *json_cpu(int cpu, const struct jbd2_dev_stats *s,
 		add_u64(o, "batch_stops", s->batch_stops);
 		add_u64(o, "batch_ns", s->batch_ns);
 	}
+	if (!ctx->cpu_hists)
+		return o;
+	json_object_object_add(o, "handles_per_transaction_hist",
+			       hist_log2_json(s->handles_hist, BHSCOPE_LOG2_SLOTS));
+	json_object_object_add(o, "commit_us_hist",
+			       hist_log2_json(s->commit_us_hist, BHSCOPE_LOG2_SLOTS));
+	if (ctx->batch_sleep.available)
+		json_object_object_add(o, "batch_us_hist",
+				       hist_log2_json(s->batch_us_hist,
+						      BHSCOPE_LOG2_SLOTS));
 	return o;
 }
 
@@ -274,15 +285,8 @@ static struct json_object *json_device(const struct jbd2_report_ctx *ctx,
 struct json_object *jbd2_report_json(const struct jbd2_report_ctx *ctx,
 				     const struct jbd2_snapshot *delta)
 {
-	struct json_object *o = json_object_new_object(), *devs, *probes;
-	char when[32];
-	time_t t = time(NULL);
-	struct tm tm;
+	struct json_object *o = json_out_envelope(JBD2_JSON_SCHEMA), *devs, *probes;
 
-	gmtime_r(&t, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	json_object_object_add(o, "schema", json_object_new_string(JBD2_JSON_SCHEMA));
-	json_object_object_add(o, "time", json_object_new_string(when));
 	/* Microseconds are plenty; the rest is clock noise. */
 	add_double(o, "interval_s", round(ctx->elapsed_s * 1e6) / 1e6);
 	json_object_object_add(o, "hz", json_object_new_int(ctx->hz));

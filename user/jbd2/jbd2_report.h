@@ -16,6 +16,7 @@ struct jbd2_report_ctx {
 	double elapsed_s;
 	int hz;
 	bool per_cpu;
+	bool cpu_hists;		/* JSON: per CPU, the histograms too */
 	bool timestamps;
 	bool final;		/* the last report (count reached or signal) */
 	struct probe_status batch_sleep;

@@ -4,6 +4,7 @@
 #define BHSCOPE_DEVNAME_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -17,5 +18,11 @@ void devname_of(uint32_t kdev, char *buf, size_t len);
 
 /* "MAJOR:MINOR" of a kernel dev_t. */
 void devname_numbers(uint32_t kdev, char *buf, size_t len);
+
+/*
+ * Whether a device is still there, for a tracer that forgets the counters
+ * of devices gone (arg: the caller's).
+ */
+typedef bool (*dev_present_fn)(uint32_t kdev, void *arg);
 
 #endif /* BHSCOPE_DEVNAME_H */

@@ -135,7 +135,7 @@ static int try_bhtune(struct lru_session *s, const struct lru_load_opts *o,
 	struct lru_bpf *skel;
 	int n, err;
 
-	if (!lru_bhtune_loaded()) {
+	if (!lru_bhtune_owns_lru()) {
 		snprintf(why, len,
 			 "bhtune.ko does not own the LRU (no enabled livepatch with its tracepoints)");
 		return -ENOENT;
@@ -404,7 +404,7 @@ int lru_load(struct lru_session *s, const struct lru_load_opts *o)
 			return 0;
 		}
 		/* The module owns the LRU: the kernel's stays empty. */
-		if (o->mode == LRU_MODE_BHTUNE || lru_bhtune_loaded())
+		if (o->mode == LRU_MODE_BHTUNE || lru_bhtune_owns_lru())
 			goto fail;
 	}
 

@@ -74,7 +74,7 @@ bool lru_kernel_has_kprobes(void)
 
 #define BHTUNE_PATCH_ENABLED "/sys/kernel/livepatch/bhtune/enabled"
 
-bool lru_bhtune_loaded(void)
+bool lru_bhtune_owns_lru(void)
 {
 	char path[256], on = '0';
 	FILE *f;

@@ -40,7 +40,7 @@ bool lru_kernel_has_kprobes(void);
  * True when bhtune.ko owns the LRU: its livepatch is enabled and its
  * tracepoints (bhtune_events.ko) exist.
  */
-bool lru_bhtune_loaded(void);
+bool lru_bhtune_owns_lru(void);
 
 /* bhtune's lru_size parameter, or a negative errno. */
 int lru_bhtune_lru_size(void);

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/devname.h"
 #include "lru/lru_hooks.h"
 #include "lru/lru_snapshot.h"
 
@@ -58,10 +59,12 @@ int lru_session_lru_size(const struct lru_session *s);
 int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap);
 
 /*
- * Drops the counters of every device for which exists(kdev) is false, so
- * they are not reported again (bhscope serve, for devices that went away).
+ * Drops the counters of every device for which present(kdev, arg) is
+ * false, so they are not reported again (bhscope serve, for devices that
+ * went away). 0 or a negative errno.
  */
-int lru_forget_devices(struct lru_session *s, bool (*exists)(uint32_t kdev));
+int lru_forget_devices(struct lru_session *s, dev_present_fn present,
+		       void *arg);
 
 /* The --trace ring buffer's fd. */
 int lru_events_fd(const struct lru_session *s);

@@ -120,7 +120,8 @@ static bool has_owner(const __u64 *owners, int n, __u64 owner)
 }
 
 /* Frees, on every CPU, the buckets of the devices gone. */
-static int forget_buckets(struct lru_session *s, bool (*exists)(uint32_t kdev))
+static int forget_buckets(struct lru_session *s, dev_present_fn present,
+			  void *arg)
 {
 	int nr_gone = 0, max = s->nr_cpus * BHSCOPE_LRU_DEV_BUCKETS;
 	struct lru_dev_bucket *d;
@@ -138,7 +139,7 @@ static int forget_buckets(struct lru_session *s, bool (*exists)(uint32_t kdev))
 	for (int c = 0; c < s->nr_cpus; c++) {
 		for (unsigned int b = 0; b < BHSCOPE_LRU_DEV_BUCKETS; b++) {
 			d = cpu_bucket(s, states, c, b);
-			if (d->owner && !exists(d->owner - 1) &&
+			if (d->owner && !present(d->owner - 1, arg) &&
 			    !has_owner(gone, nr_gone, d->owner))
 				gone[nr_gone++] = d->owner;
 		}
@@ -153,7 +154,8 @@ static int forget_buckets(struct lru_session *s, bool (*exists)(uint32_t kdev))
 	return 0;
 }
 
-int lru_forget_devices(struct lru_session *s, bool (*exists)(uint32_t kdev))
+int lru_forget_devices(struct lru_session *s, dev_present_fn present,
+		       void *arg)
 {
 	int fd = bpf_map__fd(s->skel->maps.dev_stats);
 	__u32 key, next, *prev = NULL, drop[BHSCOPE_MAX_DEVS];
@@ -162,10 +164,10 @@ int lru_forget_devices(struct lru_session *s, bool (*exists)(uint32_t kdev))
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (!exists(key) && nr_drop < BHSCOPE_MAX_DEVS)
+		if (!present(key, arg) && nr_drop < BHSCOPE_MAX_DEVS)
 			drop[nr_drop++] = key;
 	}
 	for (int i = 0; i < nr_drop; i++)
 		bpf_map_delete_elem(fd, &drop[i]);
-	return forget_buckets(s, exists);
+	return forget_buckets(s, present, arg);
 }

@@ -4,6 +4,7 @@
 #include "lib/env.h"
 #include "lru/lru_probes.h"
 #include "lib/probe_status.h"
+#include "lib/json_out.h"
 
 /* "in use", "not needed", or why the mode was not used. */
 static const char *mode_status(const struct lru_hooks *h, bool loaded,
@@ -42,11 +43,10 @@ void lru_probes_print(FILE *out, const struct lru_hooks *h, bool loaded)
 
 struct json_object *lru_probes_json(const struct lru_hooks *h, bool loaded)
 {
-	struct json_object *o = json_object_new_object(), *modes, *figs, *f;
+	struct json_object *o = json_out_new(LRU_PROBES_JSON_SCHEMA), *modes,
+			   *figs, *f;
 	const char *lockdown = probe_lockdown_mode();
 
-	json_object_object_add(o, "schema",
-			       json_object_new_string(LRU_PROBES_JSON_SCHEMA));
 	json_object_object_add(o, "kernel",
 			       json_object_new_string(env_kernel_release()));
 	json_object_object_add(o, "lockdown", lockdown ?

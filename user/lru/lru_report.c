@@ -9,6 +9,7 @@
 #include "lru/lru_curve.h"
 #include "lru/lru_report.h"
 #include "lib/ticker.h"
+#include "lib/json_out.h"
 
 static bool has_lookups(const struct lru_report_ctx *ctx)
 {
@@ -312,16 +313,10 @@ static struct json_object *json_unavailable(const struct lru_hooks *h)
 struct json_object *lru_report_json(const struct lru_report_ctx *ctx,
 				    const struct lru_snapshot *delta)
 {
-	struct json_object *o = json_object_new_object(), *arr, *d;
+	struct json_object *o = json_out_envelope(LRU_JSON_SCHEMA), *arr, *d;
 	struct lru_dev_stats s;
-	char when[32], name[64], nums[32];
-	time_t t = time(NULL);
-	struct tm tm;
+	char name[64], nums[32];
 
-	gmtime_r(&t, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	json_object_object_add(o, "schema", json_object_new_string(LRU_JSON_SCHEMA));
-	json_object_object_add(o, "time", json_object_new_string(when));
 	json_object_object_add(o, "interval_s",
 			       json_object_new_double(ctx->elapsed_s));
 	json_object_object_add(o, "final", json_object_new_boolean(ctx->final));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -18,7 +19,9 @@
 #include "record/record_trace.h"
 #include "record/record_tunables.h"
 #include "record/record_write.h"
+#include "lib/atomic_file.h"
 #include "lib/ticker.h"
+#include "lib/json_out.h"
 
 /* Output of a command other than bhbench kept in the record, for failures. */
 #define OUTPUT_TAIL	2048
@@ -41,15 +44,6 @@ static char **workload_argv(const struct record_opts *o)
 	if (o->bench && !has_j)
 		v[n++] = "-j";
 	return v;
-}
-
-static void utc_now(char *buf, size_t len)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 static struct json_object *strings_json(char **v)
@@ -111,7 +105,7 @@ static struct json_object *one_run(const struct record_opts *o, char **argv,
 	struct exec_result r;
 	char when[32], sig[32], msg[300];
 
-	utc_now(when, sizeof(when));
+	json_out_utc_now(when, sizeof(when));
 	json_object_object_add(run, "run", json_object_new_int(index));
 	json_object_object_add(run, "start", json_object_new_string(when));
 	record_trace_run_begin(tr);
@@ -183,9 +177,13 @@ static struct json_object *workload_json(const struct record_opts *o,
 /* Fails before the workload runs when the record could not be written. */
 static int check_output(const char *out)
 {
-	char copy[PATH_MAX];
+	char copy[PATH_MAX], why[PATH_MAX + 128];
 	const char *dir;
 
+	if (atomic_file_check(AT_FDCWD, out, why, sizeof(why))) {
+		fprintf(stderr, "bhscope: %s; nothing was run\n", why);
+		return -1;
+	}
 	snprintf(copy, sizeof(copy), "%s", out);
 	dir = dirname(copy);
 	if (access(dir, W_OK)) {
@@ -221,11 +219,10 @@ static struct json_object *header(const struct record_opts *o,
 				  const struct record_target *t,
 				  const struct record_tunables *tun)
 {
-	struct json_object *rec = json_object_new_object();
+	struct json_object *rec = json_out_new(RECORD_SCHEMA);
 	char when[32];
 
-	utc_now(when, sizeof(when));
-	json_object_object_add(rec, "schema", json_object_new_string(RECORD_SCHEMA));
+	json_out_utc_now(when, sizeof(when));
 	json_object_object_add(rec, "bhscope_version",
 			       json_object_new_string(BHSCOPE_VERSION));
 	json_object_object_add(rec, "time", json_object_new_string(when));

@@ -12,10 +12,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "jbd2/jbd2_report.h"
-#include "jbd2/jbd2_snapshot.h"
-
-struct jbd2_bpf;
+#include "lib/probe_status.h"
+#include "record/record_jbd2.h"
+#include "record/record_lru.h"
 
 struct record_trace {
 	/* asked for */
@@ -27,11 +26,10 @@ struct record_trace {
 	/* what loaded, and why not */
 	struct probe_status jbd2;
 	struct probe_status lru;
-	struct jbd2_report_ctx jctx;
-	struct jbd2_bpf *jbd2_skel;
 	int nr_cpus;
 
-	struct jbd2_snapshot before;
+	struct record_jbd2 jbd2_tracer;
+	struct record_lru lru_tracer;
 };
 
 /* Loads and attaches what was asked for; never fails the record itself. */

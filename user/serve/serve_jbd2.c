@@ -385,24 +385,18 @@ out:
 }
 
 /* Devices no longer present lose their map entries: memory stays bounded. */
+static bool journal_present(uint32_t kdev, void *present)
+{
+	return serve_devices_find(present, kdev) != NULL;
+}
+
+/* Journals gone lose their counters. */
 static void jbd2_prune(struct serve_source *src,
 		       const struct serve_devices *present)
 {
 	struct jbd2_priv *p = src->priv;
-	int fd = bpf_map__fd(p->skel->maps.dev_stats);
-	__u32 key, next, *prev = NULL;
-	__u32 gone[BHSCOPE_MAX_DEVS];
-	int nr_gone = 0;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (!serve_devices_find(present, key) &&
-		    nr_gone < BHSCOPE_MAX_DEVS)
-			gone[nr_gone++] = key;
-	}
-	for (int i = 0; i < nr_gone; i++)
-		jbd2_forget_dev(p->skel, gone[i]);
+	jbd2_forget_devices(p->skel, journal_present, (void *)present);
 }
 
 static const struct serve_source_ops jbd2_ops = {

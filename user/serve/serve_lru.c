@@ -38,12 +38,13 @@ struct lru_row {
  * An LRU device still exists while /sys/dev/block has it with a size: a
  * removed disk leaves, a detached loop device stays with size 0.
  */
-static bool dev_exists(uint32_t kdev)
+static bool dev_exists(uint32_t kdev, void *arg)
 {
 	unsigned long long sectors = 0;
 	char path[64];
 	FILE *f;
 
+	(void)arg;
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/size",
 		 BHSCOPE_KDEV_MAJOR(kdev), BHSCOPE_KDEV_MINOR(kdev));
 	f = fopen(path, "r");
@@ -178,7 +179,7 @@ static int build_rows(const struct serve_view *v, const struct lru_snapshot *sna
 	for (int i = 0; i < snap->nr_devs; i++) {
 		const struct lru_dev_snapshot *d = &snap->devs[i];
 
-		if (!dev_exists(d->kdev))
+		if (!dev_exists(d->kdev, NULL))
 			continue;
 		devname_of(d->kdev, names[i], SERVE_DEVNAME_LEN);
 		if (!serve_config_selects(v->cfg, names[i], d->kdev))
@@ -371,8 +372,9 @@ static void lru_prune(struct serve_source *src,
 {
 	struct lru_priv *p = src->priv;
 
+	/* any block device, not only journals: gone when it is */
 	(void)present;
-	lru_forget_devices(&p->sess, dev_exists);
+	lru_forget_devices(&p->sess, dev_exists, NULL);
 }
 
 static const struct serve_source_ops lru_ops = {

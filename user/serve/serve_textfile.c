@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/atomic_file.h"
 #include "serve/serve_config.h"
 #include "serve/serve_textfile.h"
 
@@ -33,49 +34,20 @@ int serve_textfile_open(struct serve_textfile *t, const char *dir, char *err,
 	return 0;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		data += n;
-		len -= n;
-	}
-	return 0;
-}
-
 int serve_textfile_write(struct serve_textfile *t, const char *data,
 			 size_t len, char *err, size_t errlen)
 {
-	char tmp[64];
-	int fd, e = 0;
+	char why[512];
 
-	/* Not *.prom, so node_exporter never reads it half written. */
-	snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", SERVE_TEXTFILE_NAME,
-		 (int)getpid());
-	fd = openat(t->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		    0644);
-	if (fd < 0) {
-		e = errno;
-		goto fail;
-	}
-	/* The umask must not hide the metrics from node_exporter. */
-	if (fchmod(fd, 0644) || write_all(fd, data, len))
-		e = errno;
-	if (close(fd) && !e)
-		e = errno;
-	if (!e && renameat(t->dirfd, tmp, t->dirfd, SERVE_TEXTFILE_NAME))
-		e = errno;
-	if (!e)
+	/* node_exporter reads *.prom only: it never sees the temporary file. */
+	if (!atomic_file_write(t->dirfd, SERVE_TEXTFILE_NAME, data, len, 0, why,
+			       sizeof(why)))
 		return 0;
-	unlinkat(t->dirfd, tmp, 0);
-fail:
-	snprintf(err, errlen, "writing %s/%s failed: %s", t->dir,
-		 SERVE_TEXTFILE_NAME, strerror(e));
+	if (errno == EEXIST)	/* not a regular file: refused */
+		snprintf(err, errlen, "%s/%s", t->dir, why);
+	else
+		snprintf(err, errlen, "writing %s/%s failed: %s", t->dir,
+			 SERVE_TEXTFILE_NAME, strerror(errno));
 	return -1;
 }
 

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <time.h>
+
+#include "lib/json_out.h"
+
+struct json_object *json_out_new(const char *schema)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "schema", json_object_new_string(schema));
+	return o;
+}
+
+void json_out_utc_now(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+struct json_object *json_out_envelope(const char *schema)
+{
+	struct json_object *o = json_out_new(schema);
+	char when[32];
+
+	json_out_utc_now(when, sizeof(when));
+	json_object_object_add(o, "time", json_object_new_string(when));
+	return o;
+}
+
+int json_out_print(FILE *out, struct json_object *o, enum json_out_style s)
+{
+	int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
+		    (s == JSON_OUT_PRETTY ? JSON_C_TO_STRING_PRETTY :
+					    JSON_C_TO_STRING_PLAIN);
+	int ret;
+
+	fprintf(out, "%s\n", json_object_to_json_string_ext(o, flags));
+	ret = fflush(out) || ferror(out) ? -1 : 0;
+	json_object_put(o);
+	return ret;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * JSON output, one way for every command: objects that start with their
+ * versioned "schema" (and, for live reports, the UTC "time"), printed as
+ * one line (-j reports: JSON lines) or pretty (documents), flushed, with
+ * write errors reported.
+ */
+#ifndef BHSCOPE_JSON_OUT_H
+#define BHSCOPE_JSON_OUT_H
+
+#include <json-c/json.h>
+#include <stdio.h>
+
+/* A new object whose first member is "schema": schema. */
+struct json_object *json_out_new(const char *schema);
+
+/* The same, then "time": now, as 2026-12-01T15:23:44Z. */
+struct json_object *json_out_envelope(const char *schema);
+
+/* "2026-12-01T15:23:44Z", now, into buf (at least 21 bytes). */
+void json_out_utc_now(char *buf, size_t len);
+
+enum json_out_style {
+	JSON_OUT_LINE,		/* one line: a JSON lines stream */
+	JSON_OUT_PRETTY,	/* indented: a document */
+};
+
+/*
+ * Prints o and a newline to out, flushes, and drops o. Returns 0, or -1
+ * with errno set when the output could not be written.
+ */
+int json_out_print(FILE *out, struct json_object *o, enum json_out_style s);
+
+#endif /* BHSCOPE_JSON_OUT_H */
