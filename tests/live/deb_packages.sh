@@ -128,7 +128,7 @@ elif ! command -v qemu-system-x86_64 > /dev/null; then
 else
 	rc=0
 	make -s --no-print-directory vmcheck VM_KERNELS="$vm_kernels" \
-		VM_TESTS=60-bhtune-params-refused BHTUNE_KO_DIR="$ko_dir" \
+		VM_VARIANTS=default VM_TESTS=60-bhtune-params-refused BHTUNE_KO_DIR="$ko_dir" \
 		> "$ko_dir/vm.log" 2>&1 || rc=$?
 	sed 's/^/  vm: /' "$ko_dir/vm.log" | grep -E 'PASS|FAIL|SKIP' || true
 	for series in $vm_kernels; do
