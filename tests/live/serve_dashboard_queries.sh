@@ -18,8 +18,11 @@ python3 -c 'import yaml' 2> /dev/null || skip_all "python3-yaml is not installed
 dashboard=contrib/grafana/bhscope.json
 rules=contrib/prometheus/bhscope.rules.yml
 
-check rules_pass_promtool_check promtool check rules "$rules"
-check rules_unit_tests_pass bash -c "cd '$(dirname "$rules")' && promtool test rules bhscope.rules.test.yml"
+# DASH_SKIP_PROMTOOL=1 (the VM guest): the host's run does these.
+if [[ ${DASH_SKIP_PROMTOOL:-0} != 1 ]]; then
+	check rules_pass_promtool_check promtool check rules "$rules"
+	check rules_unit_tests_pass bash -c "cd '$(dirname "$rules")' && promtool test rules bhscope.rules.test.yml"
+fi
 check dashboard_is_json jq -e '.panels | length > 0' "$dashboard" > /dev/null
 check dashboard_importable jq -e '.uid and .title and (.__inputs | length > 0)
 	and all(.panels[]; .gridPos and .type)' "$dashboard" > /dev/null

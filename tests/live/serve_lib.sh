@@ -114,7 +114,8 @@ PROM_PID=
 
 # start_prometheus TARGET (host:port) [RULES_FILE]: a private Prometheus on
 # 127.0.0.1, a free port, a temporary data dir, scraping TARGET every
-# second, evaluating RULES_FILE's rules every second.
+# second, evaluating RULES_FILE's rules every second. It may take
+# PROM_START_S seconds to answer (default 20; more under QEMU TCG).
 start_prometheus() {
 	local dir addr i
 	dir=$(mktemp -d /tmp/bhscope-prom.XXXXXX)
@@ -137,7 +138,7 @@ start_prometheus() {
 		--log.level=warn > "$dir/log" 2>&1 &
 	PROM_PID=$!
 	on_exit "stop_pid $PROM_PID"
-	for ((i = 0; i < 200; i++)); do
+	for ((i = 0; i < ${PROM_START_S:-20} * 10; i++)); do
 		addr=$(listen_addr_of "$PROM_PID")
 		if [[ -n $addr ]] && curl -sf "http://$addr/-/ready" > /dev/null; then
 			PROM_URL=http://$addr
