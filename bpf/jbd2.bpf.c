@@ -18,6 +18,22 @@ char LICENSE[] SEC("license") = "GPL";
 /* Kernel dev_t to trace, 0 for every journal. */
 const volatile __u32 target_dev = 0;
 
+/* Journals in their bucket (see jbd2_stats.h), per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct jbd2_cpu_buckets);
+} cpu_buckets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BHSCOPE_JBD2_BUCKETS);
+	__type(key, __u32);
+	__type(value, struct jbd2_state_bucket);
+} state_buckets SEC(".maps");
+
+/* Journals whose bucket another one holds. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, BHSCOPE_MAX_DEVS);
@@ -68,10 +84,24 @@ static __always_inline void count_drop(void)
 
 static __always_inline struct jbd2_dev_stats *stats_of(__u32 dev)
 {
+	struct jbd2_cpu_buckets *c;
+	struct jbd2_dev_bucket *b;
 	struct jbd2_dev_stats *s;
+	__u32 zero = 0;
 
 	if (target_dev && dev != target_dev)
 		return NULL;
+	c = bpf_map_lookup_elem(&cpu_buckets, &zero);
+	if (c) {
+		/* this CPU's: only this program, not preempted, writes it */
+		b = &c->b[BHSCOPE_DEV_BUCKET(dev, BHSCOPE_JBD2_BUCKET_BITS)];
+		if (b->owner == dev + 1ULL)
+			return &b->s;
+		if (!b->owner) {
+			b->owner = dev + 1ULL;
+			return &b->s;
+		}
+	}
 	s = map_lookup_or_init(&dev_stats, &dev, &zero_stats);
 	if (!s)
 		count_drop();
@@ -80,14 +110,49 @@ static __always_inline struct jbd2_dev_stats *stats_of(__u32 dev)
 
 static __always_inline struct jbd2_journal_state *state_of(__u32 dev)
 {
+	__u32 i = BHSCOPE_DEV_BUCKET(dev, BHSCOPE_JBD2_BUCKET_BITS);
+	struct jbd2_state_bucket *b;
 	struct jbd2_journal_state *st;
 
 	if (target_dev && dev != target_dev)
 		return NULL;
+	b = bpf_map_lookup_elem(&state_buckets, &i);
+	/* shared by the CPUs: claimed once, atomically (by any journal) */
+	if (b && !b->owner)
+		__sync_val_compare_and_swap(&b->owner, 0, dev + 1ULL);
+	if (b && b->owner == dev + 1ULL)
+		return &b->st;
 	st = map_lookup_or_init(&journal_state, &dev, &zero_state);
 	if (!st)
 		count_drop();
 	return st;
+}
+
+/* The journal whose bucket forget_device() frees: its dev_t + 1. */
+__u64 forget_owner;
+
+/*
+ * Run by user space on each CPU (BPF_PROG_TEST_RUN, BPF_F_TEST_RUN_ON_CPU)
+ * for a journal that went away (bhscope serve): frees its bucket there, on
+ * that CPU, so that no other journal's count is lost.
+ */
+SEC("raw_tp")
+int forget_device(void *ctx)
+{
+	__u32 zero = 0;
+	struct jbd2_cpu_buckets *c = bpf_map_lookup_elem(&cpu_buckets, &zero);
+	struct jbd2_dev_bucket *b;
+
+	if (!c || !forget_owner)
+		return 0;
+	for (int i = 0; i < BHSCOPE_JBD2_BUCKETS; i++) {
+		b = &c->b[i];
+		if (b->owner != forget_owner)
+			continue;
+		__builtin_memset(&b->s, 0, sizeof(b->s));
+		b->owner = 0;
+	}
+	return 0;
 }
 
 SEC("tracepoint/jbd2/jbd2_start_commit")

@@ -17,6 +17,10 @@
 #define BHSCOPE_KDEV_MINOR(dev) \
 	((unsigned int)((dev) & ((1U << BHSCOPE_MINORBITS) - 1)))
 
+/* Bucket of a kernel dev_t among 2^bits (Fibonacci hashing). */
+#define BHSCOPE_DEV_BUCKET(dev, bits) \
+	((unsigned int)(((unsigned int)(dev) * 0x9e3779b1U) >> (32 - (bits))))
+
 /* Devices traced at once; a map full of devices drops new ones, counted. */
 #define BHSCOPE_MAX_DEVS	256
 

@@ -84,6 +84,18 @@ map_keys() {
 	map_dump "$1" "$2" | jq -r '.[] | .formatted.key // .key'
 }
 
+# jbd2_devices PID: the kernel dev_t of each journal the jbd2 tracer holds
+# counters of: in a bucket of some CPU's cpu_buckets, or in its dev_stats
+# map (whose values, unlike the LRU's map of that name, have no dist).
+jbd2_devices() {
+	{
+		map_dump "$1" cpu_buckets | jq -r '.[].formatted.values[].value.b[].owner |
+			select(. != 0) | . - 1'
+		map_dump "$1" dev_stats | jq -r '.[] |
+			select(.formatted.values[0].value.dist == null) | .formatted.key'
+	} | sort -un
+}
+
 # lru_devices PID: the kernel dev_t of each device the LRU tracer holds
 # counters of: in a bucket of some CPU's state, or in its dev_stats map
 # (whose values, unlike jbd2's map of that name, have a dist array).

@@ -47,7 +47,7 @@ check new_mount_exported_at_the_next_scrape \
 for ((i = 0; i < 64; i++)); do : > "$second_mnt/x$i"; done
 sync
 second_kdev=$(kdev_of "$second")
-in_map() { map_keys "$SERVE_PID" dev_stats | grep -qx "$1"; }
+in_map() { jbd2_devices "$SERVE_PID" | grep -qx "$1"; }
 not_in_map() { ! in_map "$1"; }
 check new_device_in_the_map in_map "$second_kdev"
 lru_up=$(scrape | grep -c '^bhscope_source_up{source="lru"} 1' || true)

@@ -9,6 +9,7 @@
 #include "lib/env.h"
 #include "jbd2.skel.h"
 #include "jbd2/jbd2_load.h"
+#include "lib/bpf_on_cpus.h"
 #include "lib/probe_status.h"
 
 /* The tracepoints every jbd2 figure needs (checkpoints are optional). */
@@ -124,40 +125,98 @@ static int read_dropped(struct jbd2_bpf *skel, struct jbd2_snapshot *snap)
 	return err ? -errno : 0;
 }
 
-int jbd2_read_snapshot(struct jbd2_bpf *skel, struct jbd2_snapshot *snap)
+/* Adds every CPU's buckets. */
+static int read_buckets(struct jbd2_bpf *skel, struct jbd2_snapshot *snap)
 {
-	int stats_fd = bpf_map__fd(skel->maps.dev_stats);
-	int state_fd = bpf_map__fd(skel->maps.journal_state);
-	struct jbd2_dev_stats *percpu;
-	__u32 key, next, *prev = NULL;
-	int err = read_dropped(skel, snap);
+	size_t stride = (sizeof(struct jbd2_cpu_buckets) + 7) & ~(size_t)7;
+	char *all = calloc(snap->nr_cpus, stride);
+	const struct jbd2_dev_bucket *b;
+	__u32 zero = 0;
+	int err = 0;
 
-	if (err)
-		return err;
-	percpu = calloc(snap->nr_cpus, sizeof(*percpu));
+	if (!all)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.cpu_buckets), &zero, all))
+		err = -errno;
+	for (int c = 0; !err && c < snap->nr_cpus; c++) {
+		b = ((const struct jbd2_cpu_buckets *)(all + c * stride))->b;
+		for (unsigned int i = 0; !err && i < BHSCOPE_JBD2_BUCKETS; i++)
+			if (b[i].owner)
+				err = jbd2_snapshot_add_cpu(snap, b[i].owner - 1,
+							    c, &b[i].s);
+	}
+	free(all);
+	return err;
+}
+
+/* Adds the journals whose bucket another one holds. */
+static int read_hash(struct jbd2_bpf *skel, struct jbd2_snapshot *snap)
+{
+	int fd = bpf_map__fd(skel->maps.dev_stats);
+	struct jbd2_dev_stats *percpu = calloc(snap->nr_cpus, sizeof(*percpu));
+	__u32 key, next, *prev = NULL;
+	int err = 0;
+
 	if (!percpu)
 		return -ENOMEM;
-	while (!bpf_map_get_next_key(stats_fd, prev, &next)) {
-		struct jbd2_journal_state st = {};
-
+	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(stats_fd, &key, percpu))
+		if (bpf_map_lookup_elem(fd, &key, percpu))
 			continue;	/* removed meanwhile */
 		err = jbd2_snapshot_add_dev(snap, key, percpu);
-		if (err)
-			break;
-		if (!bpf_map_lookup_elem(state_fd, &key, &st))
-			snap->devs[snap->nr_devs - 1].avg_commit_ns =
-				st.avg_commit_ns;
 	}
 	free(percpu);
 	return err;
 }
 
-static int forget_dev(struct jbd2_bpf *skel, uint32_t kdev)
+/* Each journal's commit-time average, from its bucket or the hash map. */
+static void read_commit_averages(struct jbd2_bpf *skel,
+				 struct jbd2_snapshot *snap)
 {
+	int bucket_fd = bpf_map__fd(skel->maps.state_buckets);
+	int hash_fd = bpf_map__fd(skel->maps.journal_state);
+	struct jbd2_state_bucket b;
+	struct jbd2_journal_state st;
+
+	for (int i = 0; i < snap->nr_devs; i++) {
+		struct jbd2_dev_snapshot *d = &snap->devs[i];
+		__u32 k = BHSCOPE_DEV_BUCKET(d->kdev, BHSCOPE_JBD2_BUCKET_BITS);
+
+		if (!bpf_map_lookup_elem(bucket_fd, &k, &b) &&
+		    b.owner == d->kdev + 1ULL)
+			d->avg_commit_ns = b.st.avg_commit_ns;
+		else if (!bpf_map_lookup_elem(hash_fd, &d->kdev, &st))
+			d->avg_commit_ns = st.avg_commit_ns;
+	}
+}
+
+int jbd2_read_snapshot(struct jbd2_bpf *skel, struct jbd2_snapshot *snap)
+{
+	int err = read_dropped(skel, snap) ?: read_buckets(skel, snap) ?:
+		  read_hash(skel, snap);
+
+	if (!err)
+		read_commit_averages(skel, snap);
+	return err;
+}
+
+/* Frees kdev's buckets (on every CPU) and drops it from the hash maps. */
+static int forget_dev(struct jbd2_bpf *skel, int nr_cpus, uint32_t kdev)
+{
+	__u32 k = BHSCOPE_DEV_BUCKET(kdev, BHSCOPE_JBD2_BUCKET_BITS);
+	struct jbd2_state_bucket b, empty = {};
 	int err = 0;
+
+	skel->bss->forget_owner = kdev + 1ULL;
+	bpf_run_on_each_cpu(bpf_program__fd(skel->progs.forget_device), nr_cpus);
+	skel->bss->forget_owner = 0;
+	/* The journal is gone: no commit of it writes its state any more. */
+	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.state_buckets), &k, &b) &&
+	    b.owner == kdev + 1ULL &&
+	    bpf_map_update_elem(bpf_map__fd(skel->maps.state_buckets), &k,
+				&empty, BPF_ANY))
+		err = -errno;
 
 	if (bpf_map_delete_elem(bpf_map__fd(skel->maps.dev_stats), &kdev) &&
 	    errno != ENOENT)
@@ -171,18 +230,16 @@ static int forget_dev(struct jbd2_bpf *skel, uint32_t kdev)
 int jbd2_forget_devices(struct jbd2_bpf *skel, dev_present_fn present,
 			void *arg)
 {
-	int fd = bpf_map__fd(skel->maps.dev_stats), err = 0;
-	__u32 key, next, *prev = NULL;
-	__u32 gone[BHSCOPE_MAX_DEVS];
-	int nr_gone = 0;
+	struct jbd2_snapshot snap = { .nr_cpus = libbpf_num_possible_cpus() };
+	int err;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (!present(key, arg) && nr_gone < BHSCOPE_MAX_DEVS)
-			gone[nr_gone++] = key;
-	}
-	for (int i = 0; i < nr_gone; i++)
-		err = forget_dev(skel, gone[i]) ?: err;
+	if (snap.nr_cpus <= 0)
+		return snap.nr_cpus ?: -EINVAL;
+	/* every journal counted, in a bucket or in the hash maps */
+	err = jbd2_read_snapshot(skel, &snap);
+	for (int i = 0; !err && i < snap.nr_devs; i++)
+		if (!present(snap.devs[i].kdev, arg))
+			err = forget_dev(skel, snap.nr_cpus, snap.devs[i].kdev);
+	jbd2_snapshot_free(&snap);
 	return err;
 }

@@ -31,26 +31,51 @@ void jbd2_stats_sub(struct jbd2_dev_stats *dst,
 		d[i] = c[i] - (p ? p[i] : 0);
 }
 
-int jbd2_snapshot_add_dev(struct jbd2_snapshot *s, uint32_t kdev,
-			  const struct jbd2_dev_stats *percpu)
+/* kdev's entry, added empty when the snapshot has none yet. */
+static struct jbd2_dev_snapshot *dev_get(struct jbd2_snapshot *s,
+					 uint32_t kdev)
 {
-	struct jbd2_dev_snapshot *devs, *d;
+	struct jbd2_dev_snapshot *devs, *d = jbd2_snapshot_find(s, kdev);
 
+	if (d)
+		return d;
 	devs = realloc(s->devs, (s->nr_devs + 1) * sizeof(*devs));
 	if (!devs)
-		return -ENOMEM;
+		return NULL;
 	s->devs = devs;
 	d = &devs[s->nr_devs];
 	memset(d, 0, sizeof(*d));
 	d->kdev = kdev;
 	d->cpu = calloc(s->nr_cpus, sizeof(*d->cpu));
 	if (!d->cpu)
+		return NULL;
+	s->nr_devs++;
+	return d;
+}
+
+int jbd2_snapshot_add_dev(struct jbd2_snapshot *s, uint32_t kdev,
+			  const struct jbd2_dev_stats *percpu)
+{
+	struct jbd2_dev_snapshot *d = dev_get(s, kdev);
+
+	if (!d)
 		return -ENOMEM;
 	for (int c = 0; c < s->nr_cpus; c++) {
-		d->cpu[c] = percpu[c];
+		jbd2_stats_add(&d->cpu[c], &percpu[c]);
 		jbd2_stats_add(&d->total, &percpu[c]);
 	}
-	s->nr_devs++;
+	return 0;
+}
+
+int jbd2_snapshot_add_cpu(struct jbd2_snapshot *s, uint32_t kdev, int cpu,
+			  const struct jbd2_dev_stats *v)
+{
+	struct jbd2_dev_snapshot *d = dev_get(s, kdev);
+
+	if (!d)
+		return -ENOMEM;
+	jbd2_stats_add(&d->cpu[cpu], v);
+	jbd2_stats_add(&d->total, v);
 	return 0;
 }
 

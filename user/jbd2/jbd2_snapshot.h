@@ -34,9 +34,14 @@ void jbd2_stats_sub(struct jbd2_dev_stats *dst,
 		    const struct jbd2_dev_stats *cur,
 		    const struct jbd2_dev_stats *prev);
 
-/* Adds a device with its per-CPU values (nr_cpus of them) to a snapshot. */
+/*
+ * Adds a device's per-CPU values (nr_cpus of them), or one CPU's, to what
+ * the snapshot has for it (nothing if the device is new to it).
+ */
 int jbd2_snapshot_add_dev(struct jbd2_snapshot *s, uint32_t kdev,
 			  const struct jbd2_dev_stats *percpu);
+int jbd2_snapshot_add_cpu(struct jbd2_snapshot *s, uint32_t kdev, int cpu,
+			  const struct jbd2_dev_stats *v);
 
 struct jbd2_dev_snapshot *jbd2_snapshot_find(const struct jbd2_snapshot *s,
 					     uint32_t kdev);

@@ -8,20 +8,14 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "lib/bpf_on_cpus.h"
 #include "lru.skel.h"
 #include "lru/lru_load.h"
 
 /* Runs prog (raw_tp) on each CPU, in an IPI; an offline CPU is skipped. */
 void lru_run_on_each_cpu(struct lru_session *s, struct bpf_program *prog)
 {
-	int fd = bpf_program__fd(prog);
-
-	for (int cpu = 0; fd >= 0 && cpu < s->nr_cpus; cpu++) {
-		LIBBPF_OPTS(bpf_test_run_opts, opts,
-			    .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu);
-
-		bpf_prog_test_run_opts(fd, &opts);	/* offline: ENXIO */
-	}
+	bpf_run_on_each_cpu(bpf_program__fd(prog), s->nr_cpus);
 }
 
 int lru_events_fd(const struct lru_session *s)
