@@ -112,7 +112,7 @@ PY
 }
 
 ram_ext4_unmounted 256 -b 4096
-start_serve --per-cpu
+start_serve --per-cpu --bpf-stats
 mount_ram_ext4 dirsync
 start_prometheus "${SERVE_URL#http://}" "$rules"
 check prometheus_scrapes_bhscope wait_promql 'up{job="bhscope"} == 1' 10
