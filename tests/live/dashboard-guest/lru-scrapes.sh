@@ -8,6 +8,8 @@ set -euo pipefail
 # shellcheck source=tests/vm/lib/guest.sh
 . "$REPO/tests/vm/lib/guest.sh"
 ramdisk_ext4 /mnt/ram0 64
+# The guest has no NIC, and its loopback starts down.
+ip link set lo up || fail "ip link set lo up"
 "$REPO/build/bhscope" serve --per-cpu --bpf-stats --listen 127.0.0.1:0 2>serve.log &
 pid=$!
 trap 'touch stop; kill $pid 2>/dev/null; wait; ramdisk_cleanup /mnt/ram0' EXIT
@@ -20,7 +22,7 @@ for ((i = 0; i < 300; i++)); do
 done
 [[ -n $url ]] || { cat serve.log; fail "bhscope serve did not start"; }
 # (no process substitution: the guest has no /dev/fd)
-curl -sf "$url/metrics" >first.prom || fail "first scrape"
+curl -sSf "$url/metrics" >first.prom || fail "first scrape"
 grep -q 'mode="fentry"' first.prom || { cat serve.log; skip "no fentry LRU hook here"; }
 (
 	while [[ ! -e stop ]]; do
