@@ -7,6 +7,8 @@
 #   make check      every test this machine can run (unit, live, VM bench)
 #   make bench      overhead vs bpftrace and untraced runs, jbd2 here, LRU in
 #                   a VM guest (~30 min; BENCH_SMOKE=1: a few; tools/bench/)
+#   make fuzz       run each libFuzzer target for FUZZ_S seconds (default 60;
+#                   tests/fuzz/, tools/fuzz/run.sh)
 #   make deps       install the Debian packages the above need
 #   make install    PREFIX=/usr DESTDIR=...: binaries, man pages, completion,
 #                   the systemd unit, dashboards
@@ -80,7 +82,8 @@ DEPFLAGS	= -MMD -MP -MF $(@:.o=.d)
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check demo deps clean install unit vmlinux bench man deb static
+.PHONY: all check demo deps clean install unit vmlinux bench man deb static \
+	fuzz fuzz-build
 
 all: $(OUTPUT)/bhscope $(OUTPUT)/bhbench
 
@@ -139,6 +142,52 @@ $(OUTPUT)/man/%: man/%.scd
 
 man: $(MAN_PAGES)
 
+# libFuzzer targets (tests/fuzz/fuzz_*.c) and the unit tests again, built
+# with clang and AddressSanitizer + UBSan from the sources of
+# libbhscope-core.a (its normal objects have no sanitizers). The HTTP
+# target adds serve_http.c and libmicrohttpd.
+FUZZ_DIR	:= $(OUTPUT)/fuzz
+FUZZ_S		?= 60
+FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS	:= -g -O1 -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra -Werror \
+		   -Iinclude -Iuser -D_GNU_SOURCE -DBHSCOPE_VERSION=\"$(VERSION)\"
+FUZZ_CORE_OBJS	:= $(patsubst $(OUTPUT)/%.o,$(FUZZ_DIR)/obj/%.o,$(CORE_OBJS))
+FUZZ_CORE_LIB	:= $(FUZZ_DIR)/libbhscope-core.a
+FUZZ_SRCS	:= $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS	:= $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(FUZZ_SRCS))
+FUZZ_UNIT_BINS	:= $(patsubst tests/unit/%.c,$(FUZZ_DIR)/tests/%,$(UNIT_SRCS))
+FUZZ_EXTRA_fuzz_http := $(FUZZ_DIR)/obj/user/serve/serve_http.o -lmicrohttpd
+
+$(FUZZ_DIR)/obj/%.o: %.c
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(DEPFLAGS) -c $< -o $@
+
+$(FUZZ_CORE_LIB): $(FUZZ_CORE_OBJS) Makefile
+	$(call msg,AR,$@)
+	$(Q)rm -f $@
+	$(Q)$(AR) rcs $@ $(FUZZ_CORE_OBJS)
+
+$(FUZZ_DIR)/fuzz_http: $(FUZZ_DIR)/obj/user/serve/serve_http.o
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_CORE_LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) -MMD -MP -MF $@.d $< \
+		$(FUZZ_EXTRA_fuzz_$*) $(FUZZ_CORE_LIB) -ljson-c -lm -lpthread -o $@
+
+$(FUZZ_DIR)/tests/%: tests/unit/%.c $(FUZZ_CORE_LIB)
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SAN) -MMD -MP -MF $@.d $< $(FUZZ_CORE_LIB) \
+		-lcmocka -ljson-c -lm -lpthread -o $@
+
+fuzz-build: $(FUZZ_BINS) $(FUZZ_UNIT_BINS)
+
+# Each target for FUZZ_S seconds; a crash is kept in tests/fuzz/TARGET/.
+fuzz: deps
+	$(Q)$(MAKE) --no-print-directory fuzz-build
+	$(Q)tools/fuzz/run.sh $(FUZZ_S)
+
 # vmlinux.h for CO-RE, from a named BTF file (default: the running kernel).
 vmlinux:
 	$(call msg,GEN,$(VMLINUX_H))
@@ -149,7 +198,7 @@ deps:
 	$(Q)tools/deps.sh tools/deps.txt
 
 check: deps
-	$(Q)$(MAKE) --no-print-directory all unit
+	$(Q)$(MAKE) --no-print-directory all unit fuzz-build
 	$(Q)tests/run-all.sh
 
 demo: deps

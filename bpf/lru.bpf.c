@@ -2,7 +2,7 @@
 /*
  * The per-CPU buffer-head LRU of fs/buffer.c, per CPU and per device.
  *
- * One probe per lookup, at its exit: this CPU's LRU then holds the shadow
+ * One classifying probe per lookup, at its exit: this CPU's LRU then holds the shadow
  * of the last lookup seen here with this lookup's change applied (see
  * lru_shadow.bpf.h), which says whether it was a hit in slot i, a miss
  * installed at slot 0, a miss not installed (lru_cache_disabled(),
@@ -12,21 +12,28 @@
  * BH_LRU_SIZE for the what-if curve.
  *
  * User space loads one set of programs (the others stay off, autoload):
- *   fexit on the lookup                 find_get_block_common (6.15+ and
+ *   fentry + fexit on the lookup        find_get_block_common (6.15+ and
  *   kprobe + kretprobe on the lookup    backports), else __find_get_block
+ *                                       and __find_get_block_nonatomic
  *   fentry/kprobe on invalidate_bh_lrus{,_cpu} and bh_lru_install where
  *                                       they are symbols (counters only)
  *   tracepoint block:block_touch_buffer hits only: no fentry, no kprobes
  *   tracepoints bhtune:*                bhtune.ko owns the LRU
  *
- * Races, accepted and counted: an invalidation IPI, a migration or a
- * preemption between a lookup and its probe leaves an LRU the shadow does
- * not explain. The model then restarts from the LRU as it is, and the
- * lookup counts as "unsynced" unless the LRU still says what it did (an
- * emptied LRU holding only the lookup's bh: an installed miss; a NULL
- * return: absent). Left undetected: a lookup that ran on another CPU and
- * changed nothing here reads as not installed; several unseen changes
- * that leave slots 0 and 1 as they were (see shadow_matches()).
+ * Nothing is guessed. The exit classifies a lookup only when it can prove
+ * the LRU change it sees is this lookup's, on this CPU: the entry probe
+ * left this task and its context-switch count, and they still hold
+ * (lookup_proven()). A lookup preempted, migrated or asleep in between is
+ * unsynced (a NULL return is absent wherever it ran). An invalidation IPI
+ * is the one change an interrupt makes, and it empties the LRU, which the
+ * shadow sees. A change the model did not see (a lookup whose exit ran
+ * elsewhere) is found at the next entry here, and the model starts from
+ * the LRU as it is. Left undetected: several unseen changes that leave
+ * slots 0 and 1 as they were (see shadow_matches()). A lookup whose exit
+ * probe did not run (the kernel's recursion guard, a kretprobe without an
+ * instance) or found another probe in flight on its CPU is lost: user
+ * space reports those from the programs' recursion_misses and the
+ * lookups_lost counter.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -39,6 +46,22 @@
 #include "lru/lru_state.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+/*
+ * The key of the shadow's bh at slot i, for a trace snapshot. The LRU
+ * holds every one of them, but the last one when this lookup installed
+ * into a full LRU: that one was released, so it comes from the entry.
+ */
+static __always_inline void snapshot_key(struct lru_cpu_state *st, int i,
+					 struct lru_key *k)
+{
+	__u64 bh = st->sh.bh[i];
+
+	if (bh == st->in.victim_bh)
+		*k = st->in.victim;
+	else
+		lru_key_read((const void *)bh, k);
+}
 
 /* With --trace: the LRU as the shadow knows it, so a replay starts from it. */
 static __always_inline void trace_snapshot(struct lru_cpu_state *st)
@@ -61,12 +84,37 @@ static __always_inline void trace_snapshot(struct lru_cpu_state *st)
 	for (int i = 0; i < BHSCOPE_LRU_SLOTS_MAX; i++) {
 		if (i >= lru_slots || i >= st->sh.len)
 			break;
-		lru_key_read((const void *)st->sh.bh[i], &m->keys[i]);
+		snapshot_key(st, i, &m->keys[i]);
 		m->head.slot++;
 	}
 	bpf_ringbuf_submit(m, 0);
 	trace_sent(st);
 	st->trace_synced = 1;
+}
+
+/*
+ * With --trace: cpu's LRU was found emptied (an LRU_RESET record, as
+ * bhtune's invalidations): a replay empties its larger LRU too. A model
+ * restart without one (an unseen change) is a snapshot alone.
+ */
+static __always_inline void trace_reset(struct lru_cpu_state *st, __u32 cpu)
+{
+	struct lru_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		trace_lost(st);
+		return;
+	}
+	trace_head(e, st);
+	e->cpu = cpu;
+	e->block = 0;
+	e->dev = 0;
+	e->size = 0;
+	e->slot = -1;
+	e->lru_size = 0;
+	e->outcome = LRU_RESET;
+	bpf_ringbuf_submit(e, 0);
+	trace_sent(st);
 }
 
 /* An installed miss: its depth in the ghost list, and the eviction. */
@@ -75,7 +123,6 @@ static __always_inline void lookup_installed(struct lru_cpu_state *st,
 					     struct lru_result *r)
 {
 	__u32 cap = ghost_cap(lru_slots);
-	struct lru_key victim;
 	int depth;
 
 	r->outcome = LRU_MISS_INSTALLED;
@@ -85,17 +132,45 @@ static __always_inline void lookup_installed(struct lru_cpu_state *st,
 	depth = ghost_take(&st->ghost, &r->key);
 	if (depth >= 0)
 		r->dist = lru_slots + depth;
-	if (victim_bh) {
-		lru_key_read((const void *)victim_bh, &victim);
-		ghost_push(&st->ghost, &victim, cap);
-	}
+	/* its key was read at entry; released since, the bh is not read */
+	if (victim_bh && victim_bh == st->in.victim_bh)
+		ghost_push(&st->ghost, &st->in.victim, cap);
+	else if (victim_bh)
+		lru_resync();	/* the ghost list misses it: a lower bound */
 }
 
-/* The model starts over from what this CPU's LRU holds now. */
-static __always_inline void model_restart(struct lru_cpu_state *st,
-					  struct buffer_head *const *bhs)
+/* A miss the kernel did not install: a larger LRU may still hold it. */
+static __always_inline void lookup_not_installed(struct lru_cpu_state *st,
+						 struct lru_result *r)
 {
-	lru_restart(st);
+	int depth;
+
+	r->outcome = LRU_MISS_NOT_INSTALLED;
+	if (!ghost_cap(lru_slots))
+		return;
+	depth = ghost_find(&st->ghost, &r->key);
+	if (depth < 0)
+		return;
+	r->dist = lru_slots + depth;
+	count_cpu(__builtin_offsetof(struct lru_cpu_counters,
+				     ghost_not_installed));
+}
+
+/*
+ * The model starts over from what this CPU's LRU holds now: after an
+ * emptied LRU (invalidated: a larger one is emptied too) without the ghost
+ * list, else with it (lru_resync()).
+ */
+static __always_inline void model_restart(struct lru_cpu_state *st,
+					  struct buffer_head *const *bhs,
+					  bool emptied)
+{
+	if (emptied && trace_events)
+		trace_reset(st, bpf_get_smp_processor_id());
+	if (emptied || !st->sh.valid)
+		lru_restart(st);
+	else
+		lru_resync();
 	shadow_read(&st->sh, bhs);
 	st->trace_synced = 0;
 }
@@ -103,10 +178,13 @@ static __always_inline void model_restart(struct lru_cpu_state *st,
 /*
  * The LRU is not what the shadow and this lookup explain: it was emptied
  * (an invalidation), or changed by a lookup the tracer saw elsewhere or
- * not at all (migration, preemption between the lookup and its probe).
- * The model starts over from what the LRU holds now; the lookup is still
- * classified where the LRU says enough, and the trace tells a replay to
- * start over too.
+ * not at all, or the shadow was never read (a CPU that came online after
+ * the start). The model starts over from what the LRU holds now; the
+ * lookup is classified only where the LRU proves what it did: emptied
+ * before it, then holding only its bh, it installed; a NULL return is
+ * absent. Anything else is unsynced, never a guess (an installed miss
+ * whose LRU an invalidation emptied before this probe looks exactly like
+ * a miss not installed).
  */
 static __always_inline void lookup_unexplained(struct lru_cpu_state *st,
 					       struct buffer_head *const *bhs,
@@ -118,30 +196,34 @@ static __always_inline void lookup_unexplained(struct lru_cpu_state *st,
 	bool emptied = st->sh.valid &&
 		       (front ? lru_slots < 2 || !bhs[1] : !bhs[0]);
 
-	model_restart(st, bhs);
+	model_restart(st, bhs, emptied);
 
-	if (emptied && front)
+	if (!ret)
+		r->outcome = LRU_MISS_ABSENT;
+	else if (emptied && front)
 		r->outcome = LRU_MISS_INSTALLED;
-	else if (!emptied && ret)
+	else
 		r->outcome = LRU_UNSYNCED;
 	r->flags |= r->outcome == LRU_UNSYNCED ? LRU_EV_RESTART : LRU_EV_EMPTY;
 	r->slot = -1;
+	r->dist = -1;
 	lru_account(st, r);
 }
 
 /*
  * Every lookup but a hit the shadow explains. lru0 is the LRU's slot 0;
  * when it is ret, shadow_to_front() has run already and said slot and
- * victim.
+ * victim. flags: LRU_EV_FOUND and LRU_EV_FRONT, for the trace.
  */
 static __always_inline void lookup_classify(struct lru_cpu_state *st,
 					    struct buffer_head *const *bhs,
 					    __u64 lru0, const void *ret,
 					    const struct lru_key *key,
-					    int slot, __u64 victim)
+					    int slot, __u64 victim, __u8 flags)
 {
 	struct lru_result r = {
 		.key = *key, .dist = -1, .slot = -1, .lru_size = lru_slots,
+		.outcome = LRU_UNSYNCED, .flags = flags,
 	};
 
 	if (!st->sh.valid) {
@@ -151,14 +233,18 @@ static __always_inline void lookup_classify(struct lru_cpu_state *st,
 	if (ret && lru0 == (__u64)ret) {
 		r.outcome = slot >= 0 ? LRU_HIT : LRU_MISS_INSTALLED;
 	} else if (ret) {
-		/* not installed; or a hit on another CPU, if we hold it */
+		/*
+		 * Not installed, or in the LRU but not at its front: then
+		 * something not seen moved it (an isolated CPU's lookup
+		 * does not look), so unsynced.
+		 */
 		slot = shadow_find(&st->sh, ret);
 		r.outcome = slot < 0 ? LRU_MISS_NOT_INSTALLED : LRU_UNSYNCED;
 	} else {
 		r.outcome = LRU_MISS_ABSENT;
 	}
 	/* the shadow read again from the LRU replaces a wrong change */
-	if (!shadow_matches(&st->sh, lru0, bhs)) {
+	if (!shadow_matches(&st->sh, lru0, bhs) || r.outcome == LRU_UNSYNCED) {
 		lookup_unexplained(st, bhs, ret, &r);
 		return;
 	}
@@ -170,22 +256,146 @@ static __always_inline void lookup_classify(struct lru_cpu_state *st,
 		r.dist = slot;
 	} else if (r.outcome == LRU_MISS_INSTALLED) {
 		lookup_installed(st, victim, &r);
+	} else if (r.outcome == LRU_MISS_NOT_INSTALLED) {
+		lookup_not_installed(st, &r);
 	}
 	lru_account(st, &r);
 }
 
-/* The one probe of a lookup: key is its (bdev, block, size), ret its bh. */
+/* A task's context switches (voluntary and not). */
+static __always_inline __u64 task_switches(const struct task_struct *t)
+{
+	return t->nvcsw + t->nivcsw;
+}
+
+/*
+ * The entry of a lookup, on the CPU it starts on: which task, and its
+ * context switches, so that the exit can prove it ran here throughout
+ * (lookup_proven()). key: the arguments, for a kretprobe (NULL for fexit,
+ * which has them).
+ */
+static __always_inline void lookup_entered(const struct lru_key *key)
+{
+	struct buffer_head *const *bhs = lru_this_cpu();
+	struct lru_cpu_state *st = cpu_state_get();
+	struct task_struct *t;
+	struct buffer_head *last;
+
+	if (!bhs || !st)
+		return;
+	if (count_runs)
+		__sync_fetch_and_add(&st->entries, 1);
+	if (!state_claim(st))
+		return;		/* its exit finds no entry: unsynced */
+	t = bpf_get_current_task_btf();
+	st->in.task = (__u64)t;
+	st->in.nsw = task_switches(t);
+	if (key)
+		st->in.key = *key;
+	/*
+	 * The LRU changed since the last probe here, by a lookup whose
+	 * probes ran on another CPU (it migrated) or not at all, or the
+	 * model never read it (a CPU that came online after the start): the
+	 * model starts from the LRU this lookup really meets.
+	 */
+	if (!st->sh.valid || !shadow_matches(&st->sh, (__u64)bhs[0], bhs))
+		model_restart(st, bhs, st->sh.valid && !bhs[0]);
+	if (ghost_cap(lru_slots) || trace_events) {
+		last = bhs[lru_slots - 1];
+		st->in.victim_bh = (__u64)last;
+		if (last)
+			lru_key_of(last, &st->in.victim);
+	}
+	state_release(st);
+}
+
+/*
+ * The exit found the state as its own entry left it: same task, never
+ * switched out since. Then nothing but this lookup and interrupts ran on
+ * this CPU in between, and the only interrupt that changes an LRU empties
+ * it (invalidate_bh_lrus' IPI), which the shadow check sees. Anything
+ * else (preempted, migrated, slept in the nonatomic lookup, or the entry
+ * found another probe in flight) cannot be proven.
+ */
+static __always_inline bool lookup_proven(struct lru_cpu_state *st)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	bool own = st->in.task == (__u64)t && st->in.nsw == task_switches(t);
+
+	st->in.task = 0;
+	return own;
+}
+
+/*
+ * A lookup whose exit cannot prove what it did. A NULL return is absent
+ * wherever it ran; the rest is unsynced. key NULL: not known (a kretprobe
+ * after a switch, nothing returned), counted per CPU.
+ */
+static __always_inline void lookup_unproven(struct lru_cpu_state *st,
+					    struct buffer_head *const *bhs,
+					    const void *ret,
+					    const struct lru_key *key,
+					    __u8 flags)
+{
+	struct lru_result r = {
+		.dist = -1, .slot = -1, .lru_size = lru_slots, .flags = flags,
+		.outcome = ret ? LRU_UNSYNCED : LRU_MISS_ABSENT,
+	};
+
+	/* it may have changed this LRU, or another CPU's: re-read if so */
+	if (!st->sh.valid || !shadow_matches(&st->sh, (__u64)bhs[0], bhs)) {
+		model_restart(st, bhs, st->sh.valid && !bhs[0]);
+		r.flags |= LRU_EV_RESTART;
+	}
+	if (!key) {
+		count_cpu(__builtin_offsetof(struct lru_cpu_counters,
+					     unsynced_nodev));
+		/* traced with no key, counted on no device */
+		if (trace_events)
+			trace_lookup(st, &r);
+		return;
+	}
+	r.key = *key;
+	lru_account(st, &r);
+}
+
+/*
+ * The one classifying probe of a lookup: key is its (bdev, block, size),
+ * or NULL for a kretprobe (then the entry's, if proven), ret its bh.
+ */
 static __always_inline void lookup_done(const void *ret,
 					const struct lru_key *key)
 {
 	struct buffer_head *const *bhs = lru_this_cpu();
 	struct lru_cpu_state *st = cpu_state_get();
+	struct lru_key k;
 	__u64 lru0, victim = 0;
 	int slot = -1;
+	__u8 flags;
 
 	if (!bhs || !st)
 		return;
+	if (count_runs)
+		__sync_fetch_and_add(&st->exits, 1);
+	if (!state_claim(st)) {
+		/* another probe here was preempted inside: not counted */
+		count_cpu(__builtin_offsetof(struct lru_cpu_counters,
+					     lookups_lost));
+		return;
+	}
 	lru0 = (__u64)bhs[0];
+	flags = (ret ? LRU_EV_FOUND : 0) |
+		(ret && lru0 == (__u64)ret ? LRU_EV_FRONT : 0);
+	if (!lookup_proven(st)) {
+		if (!key && ret) {
+			lru_key_read(ret, &k);
+			key = &k;
+		}
+		lookup_unproven(st, bhs, ret, key, flags);
+		goto out;
+	}
+	if (!key)
+		key = &st->in.key;
 	if (st->sh.valid && ret && lru0 == (__u64)ret) {
 		/* a replay starts from the LRU before this lookup */
 		if (trace_events && !st->trace_synced)
@@ -196,19 +406,47 @@ static __always_inline void lookup_done(const void *ret,
 		if (slot >= 0 && !trace_events &&
 		    shadow_matches(&st->sh, lru0, bhs)) {
 			lru_count_hit(st, key->dev, slot);
-			return;
+			goto out;
 		}
 	}
-	lookup_classify(st, bhs, lru0, ret, key, slot, victim);
+	lookup_classify(st, bhs, lru0, ret, key, slot, victim, flags);
+out:
+	state_release(st);
 }
 
 /*
- * fexit: the attach target is set by user space: find_get_block_common
- * (bdev, block, size, atomic) where it exists, else __find_get_block
- * (bdev, block, size); the first three arguments are the same.
+ * fentry/fexit: the attach targets are set by user space:
+ * find_get_block_common (bdev, block, size, atomic) where it is a symbol,
+ * else __find_get_block (bdev, block, size) and, where it exists,
+ * __find_get_block_nonatomic (the same arguments) through the programs
+ * named 2. The first three arguments are the same.
  */
+SEC("fentry/__find_get_block")
+int BPF_PROG(fentry_lookup)
+{
+	lookup_entered(NULL);
+	return 0;
+}
+
+SEC("fentry/__find_get_block_nonatomic")
+int BPF_PROG(fentry_lookup2)
+{
+	lookup_entered(NULL);
+	return 0;
+}
+
 SEC("fexit/__find_get_block")
 int BPF_PROG(fexit_lookup, struct block_device *bdev, sector_t block,
+	     unsigned int size, struct buffer_head *ret)
+{
+	struct lru_key key = { block, bdev->bd_dev, size };
+
+	lookup_done(ret, &key);
+	return 0;
+}
+
+SEC("fexit/__find_get_block_nonatomic")
+int BPF_PROG(fexit_lookup2, struct block_device *bdev, sector_t block,
 	     unsigned int size, struct buffer_head *ret)
 {
 	struct lru_key key = { block, bdev->bd_dev, size };
@@ -228,40 +466,28 @@ int BPF_PROG(fexit_lookup_common, struct block_device *bdev, sector_t block,
 }
 
 /*
- * kprobe/kretprobe, attached by user space to the same function. A
- * kretprobe has no arguments: the entry keeps the key for it.
+ * kprobe/kretprobe, attached by user space to the same function(s). A
+ * kretprobe has no arguments: the entry keeps the key for it, and a
+ * return that cannot prove the entry was its own takes the key from the
+ * bh it returns (or has none), never a stale entry's.
  */
 SEC("kprobe/__find_get_block")
 int BPF_KPROBE(kprobe_lookup, struct block_device *bdev, sector_t block,
 	       unsigned int size)
 {
-	struct lru_cpu_state *st = cpu_state_get();
+	struct lru_key key = {
+		.block = block, .dev = BPF_CORE_READ(bdev, bd_dev),
+		.size = size,
+	};
 
-	if (!st)
-		return 0;
-	st->in.tid = (__u32)bpf_get_current_pid_tgid();
-	st->in.key.block = block;
-	st->in.key.dev = BPF_CORE_READ(bdev, bd_dev);
-	st->in.key.size = size;
+	lookup_entered(&key);
 	return 0;
 }
 
 SEC("kretprobe/__find_get_block")
 int BPF_KRETPROBE(kretprobe_lookup, struct buffer_head *ret)
 {
-	struct lru_cpu_state *st = cpu_state_get();
-	struct lru_key key = {};
-
-	if (!st)
-		return 0;
-	if (st->in.tid == (__u32)bpf_get_current_pid_tgid()) {
-		key = st->in.key;
-		st->in.tid = 0;
-	} else if (ret) {
-		/* preempted between its probes: the bh still names it */
-		lru_key_read(ret, &key);
-	}
-	lookup_done(ret, &key);
+	lookup_done(ret, NULL);
 	return 0;
 }
 
@@ -277,8 +503,11 @@ int prime_shadow(void *ctx)
 	struct buffer_head *const *bhs = lru_this_cpu();
 	struct lru_cpu_state *st = cpu_state_get();
 
-	if (bhs && st && !st->sh.valid)
-		model_restart(st, bhs);
+	if (!bhs || !st || !state_claim(st))
+		return 0;	/* in flight here: its lookups resync */
+	if (!st->sh.valid)
+		model_restart(st, bhs, false);
+	state_release(st);
 	return 0;
 }
 
@@ -298,8 +527,8 @@ int forget_device(void *ctx)
 	struct lru_dev_bucket *d;
 	__u64 *words;
 
-	if (!st || !forget_owner)
-		return 0;
+	if (!st || !forget_owner || !state_claim(st))
+		return 0;	/* busy: the next prune tries again */
 	for (int b = 0; b < BHSCOPE_LRU_DEV_BUCKETS; b++) {
 		d = &st->buckets[b];
 		if (d->owner != forget_owner)
@@ -312,6 +541,7 @@ int forget_device(void *ctx)
 		}
 		d->owner = 0;
 	}
+	state_release(st);
 	return 0;
 }
 
@@ -410,6 +640,8 @@ int tp_bhtune_lookup(struct bhtune_lookup_args *ctx)
 	r.key.dev = ctx->dev;
 	r.key.size = ctx->size;
 	r.lru_size = ctx->lru_size;
+	r.flags = (ctx->found ? LRU_EV_FOUND : 0) |
+		  (ctx->slot >= 0 || ctx->installed ? LRU_EV_FRONT : 0);
 	if (ctx->slot >= 0) {
 		r.outcome = LRU_HIT;
 		r.slot = ctx->slot;
@@ -418,6 +650,13 @@ int tp_bhtune_lookup(struct bhtune_lookup_args *ctx)
 		r.outcome = LRU_MISS_ABSENT;
 	} else if (!ctx->installed) {
 		r.outcome = LRU_MISS_NOT_INSTALLED;
+		cap = ghost_cap(ctx->lru_size);
+		depth = cap ? ghost_find(&st->ghost, &r.key) : -1;
+		if (depth >= 0) {
+			r.dist = ctx->lru_size + depth;
+			count_cpu(__builtin_offsetof(struct lru_cpu_counters,
+						     ghost_not_installed));
+		}
 	} else {
 		r.outcome = LRU_MISS_INSTALLED;
 		r.evicted = ctx->evict_size != 0;
@@ -443,28 +682,12 @@ SEC("tracepoint/bhtune/bhtune_invalidate")
 int tp_bhtune_invalidate(struct bhtune_invalidate_args *ctx)
 {
 	struct lru_cpu_state *st;
-	struct lru_event *e;
 
 	st = bpf_map_lookup_percpu_elem(&cpu_state, &zero_key, ctx->cpu);
 	if (!st)
 		return 0;
 	lru_restart(st);
-	if (!trace_events)
-		return 0;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		trace_lost(st);
-		return 0;
-	}
-	trace_head(e, st);
-	e->cpu = ctx->cpu;
-	e->block = 0;
-	e->dev = 0;
-	e->size = 0;
-	e->slot = -1;
-	e->lru_size = 0;
-	e->outcome = LRU_RESET;
-	bpf_ringbuf_submit(e, 0);
-	trace_sent(st);
+	if (trace_events)
+		trace_reset(st, ctx->cpu);
 	return 0;
 }

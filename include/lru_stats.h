@@ -53,6 +53,12 @@ enum lru_outcome {
 #define LRU_EV_EMPTY	0x1	/* the LRU was emptied or changed unseen before */
 #define LRU_EV_RESTART	0x2	/* unsynced, and the model restarted */
 #define LRU_EV_GAP	0x4	/* events of this CPU were lost before this */
+/*
+ * Raw kernel state of a traced lookup, not the tracer's classification:
+ * for a replay that must not take the probe's outcome as given.
+ */
+#define LRU_EV_FOUND 0x8  /* the lookup returned a bh */
+#define LRU_EV_FRONT 0x10 /* after the lookup that bh is in slot 0 of this CPU's LRU */
 
 /*
  * One record of the --trace stream: a lookup with its outcome, or a
@@ -144,6 +150,21 @@ struct lru_cpu_counters {
 	__u64 events;		/* --trace records written */
 	__u64 events_lost;	/* --trace records dropped: ring buffer full */
 	__u64 devs_dropped;	/* lookups of devices beyond BHSCOPE_MAX_DEVS */
+	/* appended: */
+	__u64 lookups_lost;	/* lookups whose exit probe found another
+				 * probe of this CPU in flight (preempted
+				 * inside it), not counted */
+	__u64 entries;		/* entry probe runs (kprobe mode) */
+	__u64 exits;		/* exit probe runs (kprobe mode) */
+	__u64 resyncs;		/* the LRU held what the model did not
+				 * explain and was not emptied: the model
+				 * read it again and kept its ghost list (the
+				 * sizes above the LRU's are a lower bound) */
+	__u64 ghost_not_installed; /* misses not installed found in the
+				 * ghost list: a larger LRU would have hit and
+				 * reordered (the sizes above are approximate) */
+	__u64 unsynced_nodev;	/* unsynced lookups of no known device
+				 * (kprobe mode: NULL returned after a switch) */
 };
 
 #endif /* BHSCOPE_LRU_STATS_H */

@@ -11,6 +11,7 @@
 #include "analyse/compare_model.h"
 #include "analyse/compare_print.h"
 #include "lib/json_out.h"
+#include "lib/term_safe.h"
 
 enum { OPT_CSV = 0x100, OPT_MARKDOWN, OPT_CHART };
 
@@ -25,9 +26,11 @@ static const char compare_doc[] =
 	"  bhscope compare base.json tuned.json\n"
 	"  bhscope compare --markdown base.json b1000.json b4000.json\n"
 	"  bhscope compare --chart before-after.svg base.json tuned.json\n"
-	"  bhscope compare -j base.json tuned.json | jq '.metrics[0]'\n\n"
+	"  bhscope compare -j base.json tuned.json | jq '.metrics[0]'\n"
+	"  ssh host cat base.json | bhscope compare - tuned.json\n\n"
 	"Exit status: 0, 1 when a record cannot be read (one line names the "
-	"file and the problem), 64 on usage errors.";
+	"file and the problem) or the output cannot be written, 64 on usage "
+	"errors.";
 
 static const struct argp_option compare_options[] = {
 	{ "json", 'j', NULL, 0, "JSON (schema bhscope.compare/1)", 0 },
@@ -87,7 +90,7 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 static const struct argp compare_argp = {
 	.options = compare_options,
 	.parser = compare_parse,
-	.args_doc = "BASE.json OTHER.json...",
+	.args_doc = "BASE.json OTHER.json... ('-': standard input)",
 	.doc = compare_doc,
 };
 
@@ -107,12 +110,12 @@ int cmd_compare(int argc, char **argv)
 		return 64;
 	}
 	if (compare_load(&t, a.files, a.nr_files, err, sizeof(err))) {
-		fprintf(stderr, "bhscope: %s\n", err);
+		term_safe_error("%s", err);
 		compare_free(&t);
 		return 1;
 	}
 	for (int i = 0; i < t.nr_warnings && !a.quiet; i++)
-		fprintf(stderr, "bhscope: warning: %s\n", t.warnings[i]);
+		term_safe_error("warning: %s", t.warnings[i]);
 	switch (a.fmt) {
 	case FMT_TEXT:
 		compare_print_text(stdout, &t);
@@ -125,7 +128,9 @@ int cmd_compare(int argc, char **argv)
 		break;
 	case FMT_JSON:
 		o = compare_json(&t);
-		json_out_print(stdout, o, JSON_OUT_PRETTY);
+		/* A write error is reported once, by main's stdout check. */
+		if (json_out_print(stdout, o, JSON_OUT_PRETTY))
+			ret = 1;
 		break;
 	}
 	if (a.chart && chart_svg_save(a.chart, &t))

@@ -88,7 +88,7 @@ static int report(void *arg, const void *cur, const void *prev,
 	l->ctx->final = final;
 	if (l->opt->json)
 		err = json_out_print(stdout, jbd2_report_json(l->ctx, &delta),
-				     JSON_OUT_LINE) ? -errno : 0;
+				     JSON_OUT_LINE) ? INTERVAL_LOOP_OUTPUT_FAILED : 0;
 	else
 		jbd2_report_text(stdout, l->ctx, &delta);
 	jbd2_snapshot_free(&delta);
@@ -141,6 +141,8 @@ int cmd_jbd2(int argc, char **argv)
 		.read = read_snapshot, .report = report,
 		.free = snapshot_free });
 	jbd2_bpf__destroy(skel);
+	if (err == INTERVAL_LOOP_OUTPUT_FAILED)
+		return 1;
 	if (err) {
 		fprintf(stderr, "bhscope: reading the jbd2 maps failed: %s\n",
 			strerror(-err));

@@ -51,6 +51,17 @@ static const char lru_doc[] =
 	"last the block:block_touch_buffer tracepoint, which counts hits only. "
 	"--probes tells which hook gives each figure here, and why any is "
 	"missing.\n\n"
+	"Nothing is guessed: a lookup preempted, migrated or asleep between its "
+	"entry and its return, or whose LRU was emptied after its install, is "
+	"UNSYNCED (counted, left out of the ratios); a lookup no probe counted "
+	"(the kernel skipped the probe, or another was in flight on the CPU) "
+	"is LOST. Reports give both and their shares.\n\n"
+	"What-if: sizes 1 to the kernel's BH_LRU_SIZE are exact over the "
+	"classified lookups (a hit's slot is its stack distance). Larger sizes "
+	"come from a ghost list of evicted keys: exact while the model never "
+	"re-read an LRU changed unseen and no miss not installed was found in "
+	"the ghost list; a lower bound after such a re-read; approximate after "
+	"such a miss. Each report says which (whatif_above).\n\n"
 	"--trace writes a binary file: a header, then 40-byte records (cpu, "
 	"dev, block, size, outcome, slot); see user/lru_trace.h.\n\n"
 	"Examples:\n"
@@ -151,10 +162,10 @@ static int print_probes(const struct lru_opts *o, const struct lru_hooks *h,
 
 	if (o->common.json) {
 		j = lru_probes_json(h, loaded);
-		json_out_print(stdout, j, JSON_OUT_LINE);
-	} else {
-		lru_probes_print(stdout, h, loaded);
+		/* main's stdout check says why, once */
+		return json_out_print(stdout, j, JSON_OUT_LINE) ? 1 : 0;
 	}
+	lru_probes_print(stdout, h, loaded);
 	return 0;
 }
 
@@ -208,7 +219,7 @@ static int report(void *arg, const void *cur, const void *prev,
 		l->ctx.selfcost = l->cost;
 	if (l->o->common.json)
 		err = json_out_print(stdout, lru_report_json(&l->ctx, &delta),
-				     JSON_OUT_LINE) ? -errno : 0;
+				     JSON_OUT_LINE) ? INTERVAL_LOOP_OUTPUT_FAILED : 0;
 	else
 		lru_report_text(stdout, &l->ctx, &delta);
 	lru_snapshot_free(&delta);
@@ -295,10 +306,10 @@ int cmd_lru(int argc, char **argv)
 	};
 	err = lru_load(&s, &lo);
 	if (o.probes) {
-		print_probes(&o, &s.hooks, !err);
+		err = print_probes(&o, &s.hooks, !err);
 		lru_unload(&s);
 		lru_selfcost_disable(&cost);
-		return 0;
+		return err;
 	}
 	if (err)
 		goto out;
@@ -315,7 +326,7 @@ int cmd_lru(int argc, char **argv)
 	ticker_install_signals();
 	say_what_is_missing(&o, &s);
 	err = trace_loop(&o, &s, o.self_cost ? &cost : NULL);
-	if (err)
+	if (err < 0)
 		fprintf(stderr, "bhscope: reading the LRU maps failed: %s\n",
 			strerror(-err));
 	if (o.trace)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "lib/stdout_check.h"
 
 struct command {
 	const char *name;
@@ -46,7 +47,7 @@ static void usage(FILE *out)
 	fprintf(out, "\nRun 'bhscope COMMAND --help' for a command's options.\n");
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -74,4 +75,16 @@ int main(int argc, char **argv)
 	fprintf(stderr, "bhscope: unknown command '%s'; see 'bhscope --help'\n",
 		argv[1]);
 	return 64;
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	/* argp's --help and usage errors end in exit(): checked there too. */
+	stdout_check_at_exit();
+	rc = run(argc, argv);
+	if (stdout_check() && !rc)
+		rc = 1;
+	return rc;
 }

@@ -11,9 +11,10 @@
 
 #include "commands.h"
 #include "record/record_run.h"
+#include "record/record_schema.h"
 #include "lib/ticker.h"
 
-#define MAX_REPEATS	1000
+#define MAX_REPEATS	RECORD_MAX_RUNS
 #define MAX_BENCH_ARGS	128
 /* The LRU tracer's deepest stack distance (BHSCOPE_LRU_DEPTH_MAX). */
 #define MAX_WHATIF	256

@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "lib/env.h"
 #include "lib/hz.h"
+#include "lib/term_safe.h"
 #include "serve/serve.h"
 #include "serve/serve_devices.h"
 #include "serve/serve_http.h"
@@ -330,8 +331,8 @@ static void reload(struct server *s)
 	}
 	pthread_mutex_unlock(&st->lock);
 	if (rc) {
-		fprintf(stderr, "bhscope: reload: %s; keeping the previous configuration\n",
-			err);
+		term_safe_error("reload: %s; keeping the previous configuration",
+				err);
 		return;
 	}
 	if (textfile_sync_dir(s, old_dir))
@@ -506,7 +507,7 @@ int cmd_serve(int argc, char **argv)
 	}
 	if (serve_config_load(&s.st.cfg, s.args.config, &s.args.cli,
 			      s.args.cli_set, err, sizeof(err))) {
-		fprintf(stderr, "bhscope: %s\n", err);
+		term_safe_error("%s", err);
 		return 1;
 	}
 	rc = serve(&s);

@@ -16,13 +16,16 @@
 #include "record/record_exec.h"
 #include "record/record_read.h"
 #include "record/record_run.h"
+#include "record/record_schema.h"
 #include "record/record_workload.h"
 #include "record/sweep_matrix.h"
 #include "analyse/sweep_table.h"
 #include "record/sweep_tune.h"
+#include "lib/env.h"
+#include "lib/term_safe.h"
 #include "lib/ticker.h"
 
-#define MAX_CELLS	1024
+#define MAX_CELLS	RECORD_MAX_CELLS
 
 enum {
 	OPT_LRU_SIZE = 0x100, OPT_BATCH_MIN, OPT_BATCH_MAX, OPT_TASKS,
@@ -137,8 +140,10 @@ static error_t sweep_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'r':
 		a->repeats = (int)strtol(arg, &end, 10);
-		if (*end || end == arg || a->repeats < 1 || a->repeats > 1000)
-			argp_error(state, "-r '%s': want 1 to 1000", arg);
+		if (*end || end == arg || a->repeats < 1 ||
+		    a->repeats > RECORD_MAX_RUNS)
+			argp_error(state, "-r '%s': want 1 to %d", arg,
+				   RECORD_MAX_RUNS);
 		break;
 	case OPT_LRU:
 		a->lru = true;
@@ -335,6 +340,9 @@ static int run_sweep(struct sweep_args *a, char ***paths, int *npaths)
 		fprintf(stderr, "bhscope: give bhbench's directory with -D DIR\n");
 		return 64;
 	}
+	/* Before anything is changed: one line for an unprivileged user. */
+	if (env_check_privileges(ENV_TRACE | (lru || batch ? ENV_TUNE : 0)))
+		return 1;
 	if (sweep_tune_prepare(&tune, dir, lru, batch, err, sizeof(err))) {
 		fprintf(stderr, "bhscope: %s\n", err);
 		return 1;
@@ -402,15 +410,26 @@ static int by_cell(const void *x, const void *y)
 	return (a->cell > b->cell) - (a->cell < b->cell);
 }
 
-/* The records in dir, in the order the sweep ran them. */
+static void free_indexed(struct indexed *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+/* The records in dir, in the order the sweep ran them (a sweep's at most). */
 static int list_records(const char *dir, char ***paths, int *n)
 {
-	struct indexed *v = NULL;
+	struct indexed *v = calloc(MAX_CELLS, sizeof(*v));
 	struct dirent *e;
 	DIR *d = opendir(dir);
+	int nr = 0;
 
-	if (!d) {
-		fprintf(stderr, "bhscope: %s: %s\n", dir, strerror(errno));
+	if (!d || !v) {
+		term_safe_error("%s: %s", dir, strerror(errno));
+		if (d)
+			closedir(d);
+		free(v);
 		return -1;
 	}
 	while ((e = readdir(d))) {
@@ -420,23 +439,34 @@ static int list_records(const char *dir, char ***paths, int *n)
 		if (len < 6 || strcmp(e->d_name + len - 5, ".json") ||
 		    e->d_name[0] == '.')
 			continue;
+		if (nr == MAX_CELLS) {
+			term_safe_error("%s: more than %d records, more than a sweep writes",
+					dir, MAX_CELLS);
+			closedir(d);
+			free_indexed(v, nr);
+			return -1;
+		}
 		if (asprintf(&p, "%s/%s", dir, e->d_name) < 0)
 			break;
-		v = realloc(v, (*n + 1) * sizeof(*v));
-		v[*n].path = p;
-		v[*n].cell = cell_index(p);
-		(*n)++;
+		v[nr].path = p;
+		v[nr].cell = cell_index(p);
+		nr++;
 	}
 	closedir(d);
-	if (!*n) {
-		fprintf(stderr, "bhscope: %s: no records (*.json) there\n", dir);
+	if (!nr) {
+		term_safe_error("%s: no records (*.json) there", dir);
 		free(v);
 		return -1;
 	}
-	qsort(v, *n, sizeof(*v), by_cell);
-	*paths = calloc(*n, sizeof(**paths));
-	for (int i = 0; i < *n; i++)
+	qsort(v, nr, sizeof(*v), by_cell);
+	*paths = calloc(nr, sizeof(**paths));
+	if (!*paths) {
+		free_indexed(v, nr);
+		return -1;
+	}
+	for (int i = 0; i < nr; i++)
 		(*paths)[i] = v[i].path;
+	*n = nr;
 	free(v);
 	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include "commands.h"
 #include "lru/lru_kernel.h"
+#include "lib/devname.h"
 #include "lib/tunables.h"
 #include "lib/json_out.h"
 
@@ -36,7 +37,8 @@ static const char tune_doc[] =
 
 struct tune_opts {
 	bool json;
-	const char *dev;	/* -d: only this filesystem */
+	const char *dev;	/* -d: only this filesystem, as jbd2 names it */
+	char dev_name[64];
 	const char *action;
 	char **assignments;
 	int nr_assignments;
@@ -44,18 +46,43 @@ struct tune_opts {
 
 static const struct argp_option tune_options[] = {
 	{ "device", 'd', "DEV", 0,
-	  "Only the journal of this filesystem device (e.g. loop0)", 0 },
+	  "Only the journal of this filesystem device: a name (loop0, "
+	  "/dev/loop0) or MAJOR:MINOR", 0 },
 	{ "json", 'j', NULL, 0, "JSON output (show)", 0 },
 	{ 0 },
 };
 
+/*
+ * -d as elsewhere (a name, /dev/NAME or MAJOR:MINOR) to the name jbd2
+ * gives the journal's device: the kernel's, '/' written as '!'.
+ */
+static int tune_device(const char *arg, char *name, size_t len, char *err,
+		       size_t errlen)
+{
+	uint32_t kdev;
+
+	if (devname_parse(arg, &kdev, err, errlen))
+		return -1;
+	devname_of(kdev, name, len);
+	for (char *c = name; *c; c++)
+		if (*c == '/')
+			*c = '!';
+	return 0;
+}
+
 static error_t tune_parse(int key, char *arg, struct argp_state *state)
 {
 	struct tune_opts *o = state->input;
+	char err[512];
 
 	switch (key) {
 	case 'd':
-		o->dev = strncmp(arg, "/dev/", 5) ? arg : arg + 5;
+		if (tune_device(arg, o->dev_name, sizeof(o->dev_name), err,
+				sizeof(err))) {
+			argp_failure(state, 1, 0, "%s", err);
+			return EINVAL;
+		}
+		o->dev = o->dev_name;
 		break;
 	case 'j':
 		o->json = true;
@@ -213,9 +240,9 @@ static int show(const struct tune_opts *o)
 			json_object_array_add(arr, jo);
 		}
 		json_object_object_add(root, "journals", arr);
-		json_out_print(stdout, root, JSON_OUT_PRETTY);
 		free(js);
-		return 0;
+		/* A write error: main's stdout check says why. */
+		return json_out_print(stdout, root, JSON_OUT_PRETTY) ? 1 : 0;
 	}
 
 	if (b.loaded)
@@ -369,6 +396,27 @@ static int set_by_remount(const struct tune_opts *o, struct setting *s, int n)
 	return remount_batch(o, min_us, max_us);
 }
 
+/* -d names a device: it must hold a journal in use, or nothing matches. */
+static int check_device_has_journal(const struct tune_opts *o)
+{
+	struct journal_tunables *js;
+	int n = journals_list(&js), found = 0;
+
+	if (n < 0) {
+		fprintf(stderr, "bhscope: cannot list /proc/fs/jbd2: %s\n",
+			strerror(-n));
+		return -1;
+	}
+	for (int i = 0; i < n && !found; i++)
+		found = !strcmp(js[i].dev, o->dev);
+	free(js);
+	if (found)
+		return 0;
+	fprintf(stderr, "bhscope: tune: no jbd2 journal in use on %s (see bhscope tune)\n",
+		o->dev);
+	return -1;
+}
+
 int cmd_tune(int argc, char **argv)
 {
 	struct tune_opts o = {};
@@ -376,6 +424,8 @@ int cmd_tune(int argc, char **argv)
 
 	if (argp_parse(&tune_argp, argc, argv, ARGP_IN_ORDER, NULL, &o))
 		return 64;
+	if (o.dev && check_device_has_journal(&o))
+		return 1;
 	if (!strcmp(o.action, "show"))
 		return show(&o);
 	if (geteuid()) {

@@ -3,8 +3,11 @@
  * The ghost list: the keys a CPU's buffer-head LRU evicted, most recent
  * first. Together with the real LRU it is one LRU stack, so a miss whose key
  * sits at depth g here has stack distance BH_LRU_SIZE + g: it would have hit
- * an LRU of more than BH_LRU_SIZE + g entries. Used on installed misses
- * only, which are the rare case.
+ * an LRU of more than BH_LRU_SIZE + g entries. Searched on misses only,
+ * which are the rare case: an installed miss takes its key out (it is in
+ * the LRU now), a miss not installed leaves it (the kernel's LRU did not
+ * change, a larger one would have moved it to the front: from then on the
+ * sizes above BH_LRU_SIZE are approximate, and counted so).
  *
  * A ring, newest at head, so that an eviction costs one store and taking
  * the key at depth g moves the g keys in front of it; a counting filter of
@@ -89,6 +92,22 @@ static long ghost_drop_one(__u64 i, void *data)
 
 	l->g->filter[GHOST_HASH(ghost_at(l->g, l->depth + i))]--;
 	return 0;
+}
+
+/* Depth of key (0: evicted last), left where it is; -1 if it is absent. */
+static __always_inline int ghost_find(struct lru_ghost *g,
+				      const struct lru_key *key)
+{
+	struct ghost_loop l = { .g = g, .key = key,
+				.depth = BHSCOPE_LRU_DEPTH_MAX };
+	__u32 len = g->len;
+
+	if (!g->filter[GHOST_HASH(key)])
+		return -1;
+	if (len > BHSCOPE_LRU_DEPTH_MAX)
+		len = BHSCOPE_LRU_DEPTH_MAX;
+	bpf_loop(len, ghost_find_one, &l, 0);
+	return l.depth < len ? (int)l.depth : -1;
 }
 
 /* Depth of key (0: evicted last) after removing it; -1 if it is absent. */

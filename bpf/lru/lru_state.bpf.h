@@ -17,6 +17,11 @@ const volatile __u32 target_dev = 0;
 const volatile __u32 whatif_depth = 0;
 /* Send every lookup to the ring buffer (--trace). */
 const volatile bool trace_events = false;
+/*
+ * Count entry and exit probe runs (kprobe mode: their difference is the
+ * kretprobe instances missed; fexit's skipped runs are recursion_misses).
+ */
+const volatile bool count_runs = false;
 
 /*
  * Devices whose bucket is taken. Not preallocated: a value is 2 KiB per
@@ -45,14 +50,32 @@ struct {
 	__uint(max_entries, 4096);
 } events SEC(".maps");
 
-/* kprobe mode: the lookup's key, from its entry to its return. */
+/*
+ * What a lookup's entry probe left for its exit probe on this CPU. The
+ * exit trusts it only if it is its own task's and the task was never
+ * switched out in between (see lookup_proven()).
+ */
 struct lru_inflight {
-	__u32 tid;		/* 0: none */
-	__u32 pad;
-	struct lru_key key;
+	__u64 task;		/* its task_struct's address; 0: none */
+	__u64 nsw;		/* the task's context switches at entry */
+	struct lru_key key;	/* kprobe mode: the lookup's arguments */
+	/*
+	 * The LRU's last slot at entry and its key, read while the LRU
+	 * still holds it: an install releases it (brelse) before the exit.
+	 */
+	__u64 victim_bh;
+	struct lru_key victim;
 };
 
 struct lru_cpu_state {
+	__u64 busy;		/* a probe works on this state (xchg) */
+	/*
+	 * Entry and exit probe runs on this CPU, busy or not (atomic adds:
+	 * a probe preempted in its own increment must not lose another's).
+	 * Their totals' difference is the lookups whose exit never ran.
+	 */
+	__u64 entries;
+	__u64 exits;
 	struct lru_inflight in;
 	struct lru_shadow sh;
 	__u8 nonempty;		/* bhtune: its LRU held entries after the last
@@ -71,6 +94,10 @@ _Static_assert(sizeof(struct lru_cpu_state) <= 32768,
 /* For user space, which reads the buckets out of each CPU's state. */
 const volatile __u32 cpu_buckets_at = __builtin_offsetof(struct lru_cpu_state,
 							 buckets);
+const volatile __u32 cpu_entries_at = __builtin_offsetof(struct lru_cpu_state,
+							 entries);
+const volatile __u32 cpu_exits_at = __builtin_offsetof(struct lru_cpu_state,
+						       exits);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -145,6 +172,42 @@ static __always_inline void lru_restart(struct lru_cpu_state *st)
 	}
 	ghost_clear(&st->ghost);
 	st->nonempty = 0;
+}
+
+/*
+ * The LRU changed in a way the model did not see, and was not emptied: a
+ * larger LRU would have kept its contents, so the ghost list stays. It
+ * misses what the unseen lookups evicted and may still hold what they
+ * took back, which only deepens distances: above the LRU's size the
+ * curve is a lower bound from here on (counted, so reports can say so).
+ */
+static __always_inline void lru_resync(void)
+{
+	struct lru_cpu_counters *c = cpu_counters_get();
+
+	if (c)
+		c->resyncs++;
+}
+
+/* One probe at a time works on a CPU's state: a probe can be preempted
+ * (preempt=full) and the kernel's recursion guard is per program. */
+static __always_inline bool state_claim(struct lru_cpu_state *st)
+{
+	return !__sync_lock_test_and_set(&st->busy, 1);
+}
+
+static __always_inline void state_release(struct lru_cpu_state *st)
+{
+	asm volatile("" ::: "memory");
+	st->busy = 0;
+}
+
+static __always_inline void count_cpu(__u32 off)
+{
+	struct lru_cpu_counters *c = cpu_counters_get();
+
+	if (c)
+		(*(__u64 *)((char *)c + off))++;
 }
 
 static __always_inline void trace_lost(struct lru_cpu_state *st)

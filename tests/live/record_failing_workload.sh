@@ -32,6 +32,17 @@ if [[ $rc -eq 1 ]] && jq -e '.runs[0].exit_status == 127 and
 then check_pass missing_command_recorded_with_the_reason
 else check_fail missing_command_recorded_with_the_reason "exit $rc: $(jq -c .runs "$rec")"; fi
 
+# A workload's error text is shown, its escape sequences are not sent.
+printf '#!/bin/sh\nprintf %s\nexit 1\n' \
+	"'{\"ok\":false,\"error\":\"disk \\033[2J\\033]0;owned\\007 full\"}\\n'" > "$SCRATCH/evil-bench"
+chmod +x "$SCRATCH/evil-bench"
+rc=0
+out=$(BHBENCH=$SCRATCH/evil-bench "$BHSCOPE" record -o "$rec" --bench "sync -D $SCRATCH" 2>&1) || rc=$?
+if [[ $rc -eq 1 && $out == *'run 1/1 failed: disk \x1b[2J\x1b]0;owned\x07 full'* &&
+	$out != *$'\e'* ]]
+then check_pass workload_error_text_made_safe
+else check_fail workload_error_text_made_safe "exit $rc: $(cat -v <<< "$out")"; fi
+
 rc=0
 out=$("$BHSCOPE" record -o "$SCRATCH/nodir/x.json" -- true 2>&1) || rc=$?
 if [[ $rc -eq 1 && $out == "bhscope: $SCRATCH/nodir/x.json: cannot write there (No such file or directory); nothing was run" ]]

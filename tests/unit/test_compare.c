@@ -7,11 +7,13 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "analyse/chart_svg.h"
 #include "analyse/compare_model.h"
 #include "analyse/compare_print.h"
+#include "lib/json_out.h"
 
 /* A record of sync runs with the given files/s (ok unless negative). */
 static struct json_object *sync_record(const char *kernel, int tasks,
@@ -207,6 +209,117 @@ static void chart_has_a_bar_per_record_and_says_what_is_missing(void **state)
 	release(&t);
 }
 
+/* Even unchecked (record_check() refuses it), a null name is no crash. */
+static void null_device_name_does_not_crash_the_device_choice(void **state)
+{
+	double a[] = { 100 };
+	struct json_object *root = sync_record("6.18", 4, a, 1), *devs;
+	struct json_object *roots[1];
+	const struct cmp_row *row;
+	struct cmp_table t;
+
+	(void)state;
+	devs = json_object_object_get(json_object_object_get(
+		json_object_array_get_idx(json_object_object_get(root, "runs"), 0),
+		"jbd2"), "devices");
+	json_object_object_add(json_object_array_get_idx(devs, 0), "dev", NULL);
+	json_object_object_add(json_object_array_get_idx(devs, 1), "dev", NULL);
+	roots[0] = root;
+	build(&t, roots, 1);
+	/* No name matches the target: the busiest journal (99 transactions). */
+	row = compare_row(&t, "jbd2.transactions");
+	assert_non_null(row);
+	assert_float_equal(row->cells[0].s.median, 99, 0);
+	release(&t);
+}
+
+/* A record with per-CPU LRU figures for n CPUs, hit ratios from seed. */
+static struct json_object *lru_record(int n, int seed)
+{
+	struct json_object *root = sync_record("6.18", 4, (double[]){ 100 }, 1);
+	struct json_object *run, *lru = json_object_new_object();
+	struct json_object *cpus = json_object_new_array_ext(n);
+
+	for (int c = 0; c < n; c++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "hit_ratio",
+				       json_object_new_double(((c + seed) % 100) / 100.0));
+		json_object_object_add(o, "hits_per_s", json_object_new_double(c));
+		json_object_array_add(cpus, o);
+	}
+	json_object_object_add(lru, "cpus", cpus);
+	run = json_object_array_get_idx(json_object_object_get(root, "runs"), 0);
+	json_object_object_add(run, "lru", lru);
+	return root;
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * The most the schema allows: 26 records of 8192 CPUs, 16,384 per-CPU rows
+ * each. Finding rows by a linear search took minutes; linear work takes a
+ * fraction of a second (5 s leaves room for sanitizers and a busy host).
+ */
+static void comparison_is_linear_in_the_number_of_metrics(void **state)
+{
+	enum { RECS = 26, CPUS = 8192 };
+	static struct cmp_record recs[RECS];
+	struct cmp_table t = { .recs = recs, .nr_recs = RECS };
+	const struct cmp_row *row;
+	char err[256], key[64];
+	double t0;
+
+	(void)state;
+	for (int r = 0; r < RECS; r++)
+		recs[r] = (struct cmp_record){ .path = "x.json",
+					       .root = lru_record(CPUS, r) };
+	t0 = seconds();
+	assert_int_equal(compare_build(&t, err, sizeof(err)), 0);
+	assert_true(seconds() - t0 < 5);
+	assert_true(t.nr_rows >= 2 * CPUS);
+	snprintf(key, sizeof(key), "lru.cpu%d.hit_ratio", CPUS - 1);
+	row = compare_row(&t, key);
+	assert_non_null(row);
+	assert_float_equal(row->cells[25].s.median, ((CPUS - 1 + 25) % 100), 1e-9);
+	release(&t);
+}
+
+/* 1e15 against 1e-300: no Infinity in JSON (it is not JSON), no nan in SVG. */
+static void extreme_values_give_no_infinity_or_nan_in_any_output(void **state)
+{
+	double a[] = { 1e-300 }, b[] = { 1e15 };
+	struct json_object *roots[] = { sync_record("6.18", 4, a, 1),
+					sync_record("6.18", 4, b, 1) };
+	struct cmp_table t;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	build(&t, roots, 2);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(json_out_print(f, compare_json(&t), JSON_OUT_PRETTY), 0);
+	compare_print_text(f, &t);
+	compare_print_csv(f, &t);
+	compare_print_markdown(f, &t);
+	chart_svg_write(f, &t);
+	fclose(f);
+	assert_null(strcasestr(buf, "infinity"));
+	assert_null(strcasestr(buf, "nan"));
+	assert_null(strcasestr(buf, "inf%"));
+	assert_null(strstr(buf, "\"inf"));
+	assert_non_null(strstr(buf, "n/a"));	/* the change: not computable */
+	free(buf);
+	release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +330,9 @@ int main(void)
 		cmocka_unit_test(different_kernel_and_workload_are_warned),
 		cmocka_unit_test(values_are_printed_with_sensible_decimals),
 		cmocka_unit_test(chart_has_a_bar_per_record_and_says_what_is_missing),
+		cmocka_unit_test(null_device_name_does_not_crash_the_device_choice),
+		cmocka_unit_test(comparison_is_linear_in_the_number_of_metrics),
+		cmocka_unit_test(extreme_values_give_no_infinity_or_nan_in_any_output),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

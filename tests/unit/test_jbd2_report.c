@@ -83,6 +83,20 @@ static double dbl(struct json_object *o, const char *k)
 	return json_object_get_double(v);
 }
 
+/* A filter that matches nothing: no devices, devs NULL (UBSan: qsort). */
+static void delta_of_no_devices_is_empty(void **state)
+{
+	struct jbd2_snapshot prev = { .nr_cpus = NR_CPUS };
+	struct jbd2_snapshot cur = { .nr_cpus = NR_CPUS }, d;
+
+	(void)state;
+	assert_int_equal(jbd2_snapshot_delta(&d, &cur, &prev), 0);
+	assert_int_equal(d.nr_devs, 0);
+	assert_int_equal(jbd2_snapshot_delta(&d, &cur, NULL), 0);
+	assert_int_equal(d.nr_devs, 0);
+	jbd2_snapshot_free(&d);
+}
+
 static void json_reports_ratios_and_units(void **state)
 {
 	struct jbd2_report_ctx ctx = { .elapsed_s = 2.0, .hz = 250 };
@@ -134,6 +148,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(snapshot_sums_cpus),
 		cmocka_unit_test(delta_subtracts_per_cpu_and_keeps_new_devices),
+		cmocka_unit_test(delta_of_no_devices_is_empty),
 		cmocka_unit_test(json_reports_ratios_and_units),
 		cmocka_unit_test(unmeasured_figures_are_null_with_a_reason),
 	};

@@ -80,11 +80,43 @@ static void format_fields_by_name(void **state)
 	fclose(f);
 }
 
+static void full_preemption_is_read_from_debugfs_cmdline_or_version(void **state)
+{
+	char why[128];
+
+	(void)state;
+	/* debugfs says what runs now, whatever the command line said */
+	assert_true(lru_preempt_full_of("none voluntary (full) lazy\n",
+					"preempt=none", NULL, why, sizeof(why)));
+	assert_non_null(strstr(why, "full"));
+	assert_false(lru_preempt_full_of("none (voluntary) full\n",
+					 "ro preempt=full", NULL, why, sizeof(why)));
+	assert_true(lru_preempt_full_of("none voluntary full (lazy)\n", NULL,
+					NULL, why, sizeof(why)));
+	/* without debugfs: preempt= as a whole word of the command line */
+	assert_true(lru_preempt_full_of(NULL, "root=/dev/vda preempt=full quiet",
+					NULL, why, sizeof(why)));
+	assert_false(lru_preempt_full_of(NULL, "root=/dev/vda nopreempt=full",
+					 NULL, why, sizeof(why)));
+	assert_false(lru_preempt_full_of(NULL, "preempt=voluntary", NULL, why,
+					 sizeof(why)));
+	/* a static model from uname -v */
+	assert_false(lru_preempt_full_of(NULL, "quiet",
+					 "#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3",
+					 why, sizeof(why)));
+	assert_true(lru_preempt_full_of(NULL, "quiet",
+					"#1 SMP PREEMPT_RT Debian 6.1.192-3",
+					why, sizeof(why)));
+	assert_true(lru_preempt_full_of(NULL, NULL, "#1 SMP PREEMPT Tue",
+					why, sizeof(why)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kallsyms_names_must_match_exactly),
 		cmocka_unit_test(format_fields_by_name),
+		cmocka_unit_test(full_preemption_is_read_from_debugfs_cmdline_or_version),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

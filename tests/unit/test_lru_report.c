@@ -33,6 +33,18 @@ static void add_dev(struct lru_snapshot *s, uint32_t kdev, __u64 hits,
 	assert_int_equal(lru_snapshot_add_dev(s, kdev, cpu), 0);
 }
 
+/* A filter that matches nothing: no devices, devs NULL (UBSan: qsort). */
+static void delta_of_no_devices_is_empty(void **state)
+{
+	struct lru_snapshot prev = { .nr_cpus = NR_CPUS };
+	struct lru_snapshot cur = { .nr_cpus = NR_CPUS }, d;
+
+	(void)state;
+	assert_int_equal(lru_snapshot_delta(&d, &cur, &prev), 0);
+	assert_int_equal(d.nr_devs, 0);
+	lru_snapshot_free(&d);
+}
+
 static void delta_is_per_cpu_difference_with_new_devices_from_zero(void **state)
 {
 	struct lru_snapshot prev = { .nr_cpus = NR_CPUS };
@@ -232,15 +244,95 @@ static void text_says_only_what_was_measured(void **state)
 	free(f);
 }
 
+/* The figures of a probe that lost lookups and could not prove some. */
+static struct json_object *lossy_json(enum lru_mode mode, char **text)
+{
+	struct lru_hooks sess = hooks_in(mode);
+	struct lru_snapshot prev = { .nr_cpus = NR_CPUS }, cur = prev, d;
+	struct lru_cpu_counters c0[NR_CPUS] = {
+		{ .entries = 100, .exits = 100 }, { .entries = 50, .exits = 50 },
+	};
+	struct lru_cpu_counters c1[NR_CPUS] = {
+		{ .entries = 140, .exits = 130, .lookups_lost = 2, .resyncs = 1 },
+		{ .entries = 50, .exits = 55, .unsynced_nodev = 1 },
+	};
+	struct lru_report_ctx ctx = { .elapsed_s = 1, .whatif = 32,
+				      .lru_size = 16, .hooks = &sess };
+	struct json_object *o;
+	size_t len = 0;
+	FILE *f;
+
+	assert_int_equal(lru_snapshot_set_counters(&prev, c0), 0);
+	prev.exit_misses = 7;
+	add_dev(&cur, RAM0, 10, 5);	/* 15 + 30 lookups */
+	assert_int_equal(lru_snapshot_set_counters(&cur, c1), 0);
+	cur.exit_misses = 10;
+	assert_int_equal(lru_snapshot_delta(&d, &cur, &prev), 0);
+	o = lru_report_json(&ctx, &d);
+	f = open_memstream(text, &len);
+	lru_report_text(f, &ctx, &d);
+	fclose(f);
+	lru_snapshot_free(&prev);
+	lru_snapshot_free(&cur);
+	lru_snapshot_free(&d);
+	return o;
+}
+
+static void lost_lookups_are_reported_and_marked(void **state)
+{
+	char *text;
+	struct json_object *o = lossy_json(LRU_MODE_FENTRY, &text);
+
+	(void)state;
+	/* fexit: skipped exits (recursion_misses) + exits that found it busy */
+	assert_int_equal(json_object_get_int(get(o, "lost_lookups")), 3 + 2);
+	assert_int_equal(json_object_get_int(get(o, "unsynced_lookups")), 1);
+	assert_true(json_object_get_double(get(o, "lost_share")) == 5.0 / (45 + 1 + 5));
+	assert_string_equal(json_object_get_string(get(o, "whatif_exact_sizes")), "1-16");
+	assert_string_equal(json_object_get_string(get(o, "whatif_above")), "lower bound");
+	assert_non_null(strstr(text, "lost: 5 lookups"));
+	assert_non_null(strstr(text, "every figure above misses them"));
+	assert_non_null(strstr(text, "sizes 17-32: lower bound"));
+	json_object_put(o);
+	free(text);
+}
+
+static void kprobe_lost_lookups_are_entries_without_a_return(void **state)
+{
+	char *text;
+	struct json_object *o = lossy_json(LRU_MODE_KPROBE, &text);
+
+	(void)state;
+	/* 40 + 0 entries, 30 + 5 exits: 5 returns missing, + 2 busy */
+	assert_int_equal(json_object_get_int(get(o, "lost_lookups")), 5 + 2);
+	json_object_put(o);
+	free(text);
+}
+
+static void lookups_in_a_clean_interval_are_exact(void **state)
+{
+	struct lru_cpu_counters clean = {}, reread = { .resyncs = 1 },
+				moved = { .resyncs = 1, .ghost_not_installed = 1 };
+
+	(void)state;
+	assert_string_equal(lru_whatif_above(&clean), "exact");
+	assert_string_equal(lru_whatif_above(&reread), "lower bound");
+	assert_string_equal(lru_whatif_above(&moved), "approximate");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(delta_of_no_devices_is_empty),
 		cmocka_unit_test(delta_is_per_cpu_difference_with_new_devices_from_zero),
 		cmocka_unit_test(a_device_from_several_places_adds_up),
 		cmocka_unit_test(curve_is_cumulative_distance_over_classified_lookups),
 		cmocka_unit_test(tracepoint_mode_reports_null_not_zero),
 		cmocka_unit_test(lookup_mode_reports_slots_and_curve),
 		cmocka_unit_test(text_says_only_what_was_measured),
+		cmocka_unit_test(lost_lookups_are_reported_and_marked),
+		cmocka_unit_test(kprobe_lost_lookups_are_entries_without_a_return),
+		cmocka_unit_test(lookups_in_a_clean_interval_are_exact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

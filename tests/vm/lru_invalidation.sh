@@ -34,9 +34,11 @@ lru_check "every invalidate_bh_lrus call is counted" \
 	".counters.invalidate_bh_lrus >= $FLUSHES" "$last"
 lru_check "the emptied LRU restarted the model" \
 	".counters.resets >= $FLUSHES" "$last"
-n=$(jq .lookups <<<"$cpu")
+# The classified lookups: 6.12's nonatomic lookup may sleep on a folio
+# lock right after a flush, and such a lookup is unsynced, not guessed.
+n=$(jq '.lookups - .unsynced' <<<"$cpu")
 lru_check "every lookup still misses; the refills after a flush do not evict" \
-	".hits == 0 and .unsynced == 0 and .installed + .absent == .lookups and
+	".hits == 0 and .unsynced <= 3 and .installed + .absent + .unsynced == .lookups and
 	 .evictions <= .lookups - 16 * $FLUSHES" "$cpu"
 # Each flush makes the next pass cold at every size (the first pass may be
 # cold too): the curve at size $K drops by $K lookups per flush.

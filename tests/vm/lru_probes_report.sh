@@ -18,7 +18,7 @@ fi
 "$LRU_BHSCOPE" lru --probes
 p=$("$LRU_BHSCOPE" lru --probes -j)
 lru_check "fentry is used on $func" \
-	".mode == \"fentry\" and .figures.lookups.source == \"fexit $func\"" "$p"
+	".mode == \"fentry\" and .figures.lookups.source == \"fentry+fexit $func\"" "$p"
 lru_check "the LRU size comes from BTF" \
 	'.lru_size == 16 and (.figures.lru_size.source | test("BTF"))' "$p"
 lru_check "hit slots, misses, evictions and the curve are available" \

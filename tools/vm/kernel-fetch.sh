@@ -2,7 +2,10 @@
 # kernel-fetch.sh SERIES — fetch a Debian kernel (image with modules, headers,
 # kbuild) into the bhscope cache and print where its parts are.
 #
-#   SERIES   6.1 or 6.12 (any Debian bookworm series named like them works)
+#   SERIES   6.1 or 6.12 (any Debian bookworm series named like them works),
+#            or SERIES-FLAVOUR for another flavour than the generic amd64:
+#            6.1-cloud is linux-image-6.1.0-NN-cloud-amd64-unsigned (ext4 and
+#            jbd2 built in, no 9p: the VM bench shares the root over virtiofs)
 #
 # stdout: KEY=value lines (ABI, PKGVER, KVER, VMLINUZ, MODDIR, KDIR, SYSTEMMAP),
 # safe for `eval "$(tools/vm/kernel-fetch.sh 6.1)"`. Progress goes to stderr.
@@ -19,9 +22,13 @@ prog=kernel-fetch
 die() { echo "$prog: $*" >&2; exit 1; }
 log() { echo "$prog: $*" >&2; }
 
-[[ $# -eq 1 ]] || die "usage: $0 SERIES   (e.g. 6.1 or 6.12)"
-series=$1
-[[ $series =~ ^[0-9]+\.[0-9]+$ ]] || die "bad series '$series' (want e.g. 6.1)"
+[[ $# -eq 1 ]] || die "usage: $0 SERIES   (e.g. 6.1, 6.12 or 6.1-cloud)"
+name=$1
+[[ $name =~ ^([0-9]+\.[0-9]+)(-([a-z]+))?$ ]] ||
+	die "bad series '$name' (want e.g. 6.1, 6.12 or 6.1-cloud)"
+series=${BASH_REMATCH[1]}
+# the package suffix: amd64, or cloud-amd64 and the like
+flavour=${BASH_REMATCH[3]:+${BASH_REMATCH[3]}-}amd64
 
 cache=${BHSCOPE_CACHE:-/var/cache/bhscope}
 
@@ -29,17 +36,19 @@ cache=${BHSCOPE_CACHE:-/var/cache/bhscope}
 # 6.1 names look like linux-image-6.1.0-57-amd64-unsigned, 6.12 like
 # linux-image-6.12.117+deb12-amd64-unsigned; sort -V orders both correctly.
 resolve_abi() {
-	local re="^linux-image-(${series//./\\.}(\\.0-[0-9]+|\\.[0-9]+\\+deb[0-9]+))-amd64-unsigned\$"
+	local re="^linux-image-(${series//./\\.}(\\.0-[0-9]+|\\.[0-9]+\\+deb[0-9]+))-$flavour-unsigned\$"
 	apt-cache pkgnames "linux-image-$series." | grep -E "$re" |
 		sed -E "s/$re/\\1/" | sort -V | tail -n1
 }
 
 abi=$(resolve_abi || true) # grep finds nothing: say so below
-[[ -n $abi ]] || die "no linux-image-${series}.*-amd64-unsigned in the package index; run 'apt-get update'"
-kver=$abi-amd64
+[[ -n $abi ]] || die "no linux-image-${series}.*-$flavour-unsigned in the package index; run 'apt-get update'"
+kver=$abi-$flavour
 image=linux-image-$kver-unsigned
 
+# one tree per ABI and flavour (6.1.0-57 and 6.1.0-57-cloud)
 dir=$cache/kernels/$abi
+[[ $flavour == amd64 ]] || dir+=-${flavour%-amd64}
 root=$dir/root
 envfile=$dir/env
 mkdir -p "$dir"
@@ -151,7 +160,7 @@ rm -rf "$root"
 mv "$tmp" "$root"
 
 cat >"$envfile.tmp" <<EOF
-SERIES=$series
+SERIES=$name
 ABI=$abi
 PKGVER=$pkgver
 KVER=$kver

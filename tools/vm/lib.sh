@@ -24,6 +24,63 @@ esac
 # so no module dependency pulls crc32c_generic in). brd, loop and the rest
 # come from /lib/modules through modprobe inside the guest.
 VM_MODULES=${VM_MODULES:-virtio_pci 9pnet_virtio 9p overlay crc32c_generic libcrc32c crc16 mbcache jbd2 ext4}
+VIRTIOFSD=${VIRTIOFSD:-/usr/lib/qemu/virtiofsd}
+
+# vm_share: how the guest reaches the host's root, in VM_SHARE: 9p where the
+# kernel has it, else virtiofs (Debian's cloud flavour has no 9p but
+# CONFIG_VIRTIO_FS=m; QEMU then needs virtiofsd on the host and shared
+# guest memory). Sets VM_MODULES_EFFECTIVE: VM_MODULES with the 9p modules
+# swapped for virtiofs where needed (ext4 and jbd2 may be built in: the
+# initramfs skips built-in modules).
+vm_share() {
+	local mroot=${MODDIR%/lib/modules/*} m
+	VM_SHARE=9p
+	VM_MODULES_EFFECTIVE=$VM_MODULES
+	if modprobe -d "$mroot" -S "$KVER" --show-depends 9p >/dev/null 2>&1; then
+		return 0
+	fi
+	modprobe -d "$mroot" -S "$KVER" --show-depends virtiofs >/dev/null 2>&1 ||
+		vm_die "$KVER has neither 9p nor virtiofs: no way to share the host root"
+	[[ -x $VIRTIOFSD ]] || vm_die "$KVER has no 9p and $VIRTIOFSD is missing (apt-get install qemu-system-common)"
+	VM_SHARE=virtiofs
+	VM_MODULES_EFFECTIVE=
+	for m in $VM_MODULES; do
+		case $m in
+		9p | 9pnet_virtio) ;;
+		*) VM_MODULES_EFFECTIVE+="$m " ;;
+		esac
+	done
+	VM_MODULES_EFFECTIVE+=virtiofs
+}
+
+# vm_virtiofsd: with VM_SHARE=virtiofs, serves the host's / on
+# RUN_OUT/virtiofs.sock (one per guest: two may run at once) for the next
+# QEMU (it exits when QEMU disconnects);
+# VIRTIOFSD_PID is its pid, killed by vm_virtiofsd_stop. The guest mounts
+# it read-only and writes to a tmpfs overlay, as with 9p.
+vm_virtiofsd() {
+	local out=${RUN_OUT:-$VM_OUT} sock
+	sock=$out/virtiofs.sock
+	VIRTIOFSD_PID=
+	[[ $VM_SHARE == virtiofs ]] || return 0
+	rm -f "$sock"
+	"$VIRTIOFSD" --socket-path="$sock" -o source=/ -o cache=always \
+		-o sandbox=chroot >"$out/virtiofsd.log" 2>&1 &
+	VIRTIOFSD_PID=$!
+	for _ in $(seq 100); do
+		[[ -S $sock ]] && return 0
+		kill -0 "$VIRTIOFSD_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	vm_die "virtiofsd did not start: $(head -c 300 "$out/virtiofsd.log")"
+}
+
+vm_virtiofsd_stop() {
+	[[ -n ${VIRTIOFSD_PID:-} ]] || return 0
+	kill "$VIRTIOFSD_PID" 2>/dev/null || true
+	wait "$VIRTIOFSD_PID" 2>/dev/null || true
+	VIRTIOFSD_PID=
+}
 
 cpus_for() { # SERIES
 	local e
@@ -101,7 +158,8 @@ vm_preps() {
 # change. Uncompressed: a few MB, which the kernel unpacks fastest as is.
 vm_initramfs() {
 	local out=$1 key base
-	key=$({ echo "$KVER $VM_MODULES"; cat "$VM_DIR/init" /bin/busybox; } | sha256sum | cut -c1-16)
+	vm_share
+	key=$({ echo "$KVER $VM_MODULES_EFFECTIVE"; cat "$VM_DIR/init" /bin/busybox; } | sha256sum | cut -c1-16)
 	base=$out/initramfs-base-$key.cpio
 	if [[ ! -f $base ]]; then
 		rm -f "$out"/initramfs-base-*.cpio
@@ -133,7 +191,7 @@ vm_initramfs_base() { # STAGE OUT
 	cp "$VM_DIR/init" "$stage/init"
 	chmod 0755 "$stage/init"
 	: >"$stage/modules.list"
-	for m in $VM_MODULES; do
+	for m in $VM_MODULES_EFFECTIVE; do
 		# One module at a time: a name missing from one series is a warning.
 		if ! line=$(modprobe -d "$mroot" -S "$KVER" --show-depends "$m" 2>&1); then
 			echo "vm: module $m not in $KVER, skipped" >&2
@@ -165,6 +223,7 @@ vm_env() {
 		printf '%s=%q\n' "$v" "${!v:-}"
 	done
 	printf 'BHVM_REPO=%q\n' "$REPO"
+	printf 'BHVM_SHARE=%q\n' "${VM_SHARE:-9p}"
 	printf 'BHVM_SUITE=%q\n' "$SUITE_DIR"
 }
 
@@ -179,7 +238,8 @@ vm_env() {
 # Measured boot savings: la57=off (4-level page walks are cheaper to
 # emulate), qboot instead of SeaBIOS, no NIC (no iPXE option ROM).
 # The 9p share is the host's / read-only; multidevs=remap keeps inode
-# numbers unique across the host's mounts. no_timer_check: on a loaded
+# numbers unique across the host's mounts (virtiofs where 9p is missing:
+# vm_share). no_timer_check: on a loaded
 # host the boot-time IO-APIC timer check can see too few ticks and panic
 # ("IO-APIC + timer doesn't work"); the emulated timer works, skip it.
 vm_qemu_cmd() {
@@ -189,8 +249,18 @@ vm_qemu_cmd() {
 	QEMU=(qemu-system-x86_64 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max,la57=off
 		-smp "$cpus" -m "$VM_MEM" -nodefaults -display none -nic none
 		-bios qboot.rom -no-reboot -kernel "$VMLINUZ" -initrd "${RUN_OUT:-$VM_OUT}/initramfs.cpio"
-		-append "console=ttyS0 panic=-1 mitigations=off no_timer_check quiet $append ${GUEST_APPEND:-} ${VM_APPEND:-}"
-		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap)
+		-append "console=ttyS0 panic=-1 mitigations=off no_timer_check quiet $append ${GUEST_APPEND:-} ${VM_APPEND:-}")
+	if [[ ${VM_SHARE:-9p} == virtiofs ]]; then
+		# vhost-user needs the guest's memory shared with virtiofsd
+		# shellcheck disable=SC2054 # the commas belong to QEMU's options
+		QEMU+=(-chardev "socket,id=vfs,path=${RUN_OUT:-$VM_OUT}/virtiofs.sock"
+			-device vhost-user-fs-pci,chardev=vfs,tag=hostroot
+			-object "memory-backend-memfd,id=mem,size=$VM_MEM,share=on"
+			-numa node,memdev=mem)
+	else
+		# shellcheck disable=SC2054
+		QEMU+=(-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap)
+	fi
 	# VM_ICOUNT=N: the guest clock counts instructions, 2^N ns each
 	# (make bench: timings without the host's noise); single-threaded TCG.
 	[[ -n ${VM_ICOUNT:-} ]] && QEMU+=(-icount "shift=$VM_ICOUNT")

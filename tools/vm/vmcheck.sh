@@ -110,9 +110,11 @@ boot_guest() {
 	: >"$console"
 	: >"$results"
 	vm_qemu_cmd "$cpus" "bhvm_mode=check" "file:$console" "file:$results"
+	vm_virtiofsd
 	timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" </dev/null >"$RUN_OUT/qemu.log" 2>&1 &
 	qpid=$!
-	trap 'kill "$qpid" 2>/dev/null || true' EXIT # an interrupted run leaves no QEMU
+	# an interrupted run leaves no QEMU and no virtiofsd
+	trap 'kill "$qpid" 2>/dev/null || true; vm_virtiofsd_stop' EXIT
 	# QEMU writes the port a byte at a time: keep partial lines until the
 	# newline arrives. tail ends once QEMU has exited and the file is read.
 	exec {fd}< <(tail -n +1 -f --pid="$qpid" "$results")
@@ -136,6 +138,7 @@ boot_guest() {
 	[[ -n $partial ]] && on_line "$partial"
 	exec {fd}<&-
 	wait "$qpid" || qrc=$?
+	vm_virtiofsd_stop
 	trap - EXIT
 	if ((done)); then
 		return $failed

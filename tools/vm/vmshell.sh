@@ -33,4 +33,5 @@ vm_initramfs "$RUN_OUT"
 echo "vm: $SERIES: $KVER, $VM_CPUS CPUs, $VM_MEM${GUEST_APPEND:+, $GUEST_APPEND}; Ctrl-A x quits QEMU" >&2
 # mon:stdio: the console and the QEMU monitor (Ctrl-A c) share the terminal.
 vm_qemu_cmd "$VM_CPUS" "bhvm_mode=shell" mon:stdio null
+vm_virtiofsd	# exits itself when QEMU disconnects
 exec "${QEMU[@]}"

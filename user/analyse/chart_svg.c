@@ -43,12 +43,21 @@ static void text_esc(FILE *out, const char *s)
 	}
 }
 
+/*
+ * A ratio of two finite figures can still overflow (1e15 / 1e-300): such a
+ * bar is not drawn, so no "inf" or "nan" reaches the SVG.
+ */
+static double finite_or_nan(double v)
+{
+	return isfinite(v) ? v : NAN;
+}
+
 /* A "nice" axis top: 1, 2, 2.5 or 5 times a power of ten above max. */
 static double nice_top(double max)
 {
 	double p, steps[] = { 1, 2, 2.5, 5, 10 };
 
-	if (!(max > 0))
+	if (!(max > 0) || !isfinite(max))
 		return 1;
 	p = pow(10, floor(log10(max)));
 	for (size_t i = 0; i < sizeof(steps) / sizeof(*steps); i++)
@@ -152,9 +161,9 @@ static void throughput_panel(FILE *out, const struct cmp_table *t, double y0)
 			const struct cmp_cell *c = &row->cells[r];
 			struct bar *b = &bars[n * nr + r];
 
-			b->v = c->s.n ? 100 * c->s.median / base : NAN;
-			b->lo = 100 * c->s.min / base;
-			b->hi = 100 * c->s.max / base;
+			b->v = c->s.n ? finite_or_nan(100 * c->s.median / base) : NAN;
+			b->lo = finite_or_nan(100 * c->s.min / base);
+			b->hi = finite_or_nan(100 * c->s.max / base);
 			compare_format_value(b->label, sizeof(b->label),
 					     c->s.median);
 			if (b->v > max)
@@ -190,21 +199,23 @@ static void lru_panel(FILE *out, const struct cmp_table *t, double y0)
 	char (*names)[128] = NULL;
 	struct bar *bars = NULL;
 
-	for (;; n++) {
+	/* Count first: one allocation, however many CPUs the records have. */
+	for (snprintf(key, sizeof(key), fmt, n); compare_row(t, key);
+	     snprintf(key, sizeof(key), fmt, ++n))
+		;
+	names = calloc(n + 1, sizeof(*names));
+	bars = calloc((size_t)(n + 1) * nr, sizeof(*bars));
+	if (!names || !bars)
+		goto out;
+	for (int i = 0; i < n; i++) {
 		const struct cmp_row *row;
 
-		snprintf(key, sizeof(key), fmt, n);
+		snprintf(key, sizeof(key), fmt, i);
 		row = compare_row(t, key);
-		if (!row)
-			break;
-		names = realloc(names, (n + 1) * sizeof(*names));
-		bars = realloc(bars, (n + 1) * nr * sizeof(*bars));
-		if (!names || !bars)
-			goto out;
-		snprintf(names[n], 128, "CPU %d", n);
+		snprintf(names[i], 128, "CPU %d", i);
 		for (int r = 0; r < nr; r++) {
 			const struct cmp_cell *c = &row->cells[r];
-			struct bar *b = &bars[n * nr + r];
+			struct bar *b = &bars[i * nr + r];
 
 			b->v = c->s.n ? c->s.median : NAN;
 			b->lo = c->s.min;

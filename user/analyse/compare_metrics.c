@@ -65,21 +65,28 @@ static int jbd2_device(struct walk *w)
 	char path[64];
 	struct json_object *devs;
 	int best = -1;
-	int64_t most = -1;
+	double most = -1;
 
 	snprintf(path, sizeof(path), "runs.%d.jbd2.devices", w->run);
 	devs = record_get(w->root, path);
 	if (!json_object_is_type(devs, json_type_array))
 		return -1;
 	for (size_t i = 0; i < json_object_array_length(devs); i++) {
-		struct json_object *d = json_object_array_get_idx(devs, i), *v;
-		int64_t n;
+		struct json_object *d = json_object_array_get_idx(devs, i);
+		const char *name;
+		double n = 0;
 
-		if (dev && json_object_object_get_ex(d, "dev", &v) &&
-		    !strcmp(json_object_get_string(v), dev))
+		/* record_check() vouches for the types; absent is possible. */
+		snprintf(path, sizeof(path), "runs.%d.jbd2.devices.%zu.dev",
+			 w->run, i);
+		name = record_get_string(w->root, path);
+		if (dev && name && !strcmp(name, dev))
 			return (int)i;
-		n = json_object_object_get_ex(d, "transactions", &v) ?
-			    json_object_get_int64(v) : 0;
+		snprintf(path, sizeof(path),
+			 "runs.%d.jbd2.devices.%zu.transactions", w->run, i);
+		if (!json_object_is_type(d, json_type_object) ||
+		    record_get_number(w->root, path, &n, w->err, w->errlen) < 0)
+			continue;
 		if (n > most) {
 			most = n;
 			best = (int)i;

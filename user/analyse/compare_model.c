@@ -9,6 +9,7 @@
 
 #include "analyse/compare_metrics.h"
 #include "analyse/compare_model.h"
+#include "lib/term_safe.h"
 #include "record/record_read.h"
 
 /* Values gathered before summarising: per row, per record. */
@@ -17,14 +18,54 @@ struct gather {
 	int rec;
 	double ***vals;		/* [row][rec][run] */
 	int **nvals;		/* [row][rec] */
+	int cap;		/* rows, vals and nvals have room for */
 };
+
+/* FNV-1a: rows are found by key in constant time, so compare is linear. */
+static size_t key_hash(const char *key)
+{
+	size_t h = 14695981039346656037ULL;
+
+	for (; *key; key++)
+		h = (h ^ (unsigned char)*key) * 1099511628211ULL;
+	return h;
+}
+
+/* The index slot of key: where its row is, or the free slot it would take. */
+static size_t index_slot(const struct cmp_table *t, const char *key)
+{
+	size_t mask = t->index_size - 1, i = key_hash(key) & mask;
+
+	while (t->index[i] >= 0 && strcmp(t->rows[t->index[i]].key, key))
+		i = (i + 1) & mask;
+	return i;
+}
 
 static int find_row(const struct cmp_table *t, const char *key)
 {
-	for (int i = 0; i < t->nr_rows; i++)
-		if (!strcmp(t->rows[i].key, key))
-			return i;
-	return -1;
+	return t->index_size ? t->index[index_slot(t, key)] : -1;
+}
+
+/* Keeps the index under half full, so probes stay short. */
+static int index_grow(struct cmp_table *t)
+{
+	size_t size = t->index_size ? 2 * t->index_size : 64;
+	int *old = t->index;
+
+	if ((size_t)(t->nr_rows + 1) * 2 < t->index_size)
+		return 0;
+	t->index = malloc(size * sizeof(*t->index));
+	if (!t->index) {
+		t->index = old;
+		return -ENOMEM;
+	}
+	t->index_size = size;
+	for (size_t i = 0; i < size; i++)
+		t->index[i] = -1;
+	for (int r = 0; r < t->nr_rows; r++)
+		t->index[index_slot(t, t->rows[r].key)] = r;
+	free(old);
+	return 0;
 }
 
 const struct cmp_row *compare_row(const struct cmp_table *t, const char *key)
@@ -41,18 +82,29 @@ static int add_row(struct gather *g, const struct metric *m)
 	double ***vals;
 	int **nvals, n = t->nr_rows;
 
-	rows = realloc(t->rows, (n + 1) * sizeof(*rows));
-	if (!rows)
+	if (index_grow(t))
 		return -ENOMEM;
-	t->rows = rows;
-	vals = realloc(g->vals, (n + 1) * sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	g->vals = vals;
-	nvals = realloc(g->nvals, (n + 1) * sizeof(*nvals));
-	if (!nvals)
-		return -ENOMEM;
-	g->nvals = nvals;
+	/* Doubling: growing by one row copied every row each time. */
+	if (n == g->cap) {
+		int cap = g->cap ? 2 * g->cap : 64;
+
+		rows = realloc(t->rows, cap * sizeof(*rows));
+		if (!rows)
+			return -ENOMEM;
+		t->rows = rows;
+		vals = realloc(g->vals, cap * sizeof(*vals));
+		if (!vals)
+			return -ENOMEM;
+		g->vals = vals;
+		nvals = realloc(g->nvals, cap * sizeof(*nvals));
+		if (!nvals)
+			return -ENOMEM;
+		g->nvals = nvals;
+		g->cap = cap;
+	}
+	rows = t->rows;
+	vals = g->vals;
+	nvals = g->nvals;
 	r = &rows[n];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->key, sizeof(r->key), "%s", m->key);
@@ -63,6 +115,7 @@ static int add_row(struct gather *g, const struct metric *m)
 	vals[n] = calloc(t->nr_recs, sizeof(**vals));
 	nvals[n] = calloc(t->nr_recs, sizeof(**nvals));
 	t->nr_rows++;
+	t->index[index_slot(t, r->key)] = n;
 	if (!r->cells || !vals[n] || !nvals[n])
 		return -ENOMEM;
 	return n;
@@ -79,11 +132,14 @@ static int gather_one(void *ctx, const struct metric *m)
 	if (row < 0)
 		return row;
 	n = g->nvals[row][g->rec];
-	v = realloc(g->vals[row][g->rec], (n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
+	v = g->vals[row][g->rec];
+	if (!(n & (n - 1))) {	/* 0, 1, 2, 4...: full, double it */
+		v = realloc(v, (n ? 2 * n : 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		g->vals[row][g->rec] = v;
+	}
 	v[n] = m->value;
-	g->vals[row][g->rec] = v;
 	g->nvals[row][g->rec] = n + 1;
 	return 0;
 }
@@ -261,13 +317,14 @@ static void find_warnings(struct cmp_table *t)
 			     t->recs[r].path);
 }
 
+/* The record's label, or its file name; safe for a terminal either way. */
 static void set_label(struct cmp_record *r)
 {
 	const char *l = record_get_string(r->root, "label");
 	char copy[4096], *base, *dot;
 
 	if (l && *l) {
-		snprintf(r->label, sizeof(r->label), "%s", l);
+		term_safe(r->label, sizeof(r->label), l);
 		return;
 	}
 	snprintf(copy, sizeof(copy), "%s", r->path);
@@ -275,7 +332,7 @@ static void set_label(struct cmp_record *r)
 	dot = strrchr(base, '.');
 	if (dot && dot != base && !strcmp(dot, ".json"))
 		*dot = '\0';
-	snprintf(r->label, sizeof(r->label), "%s", base);
+	term_safe(r->label, sizeof(r->label), base);
 }
 
 int compare_build(struct cmp_table *t, char *err, size_t errlen)
@@ -322,6 +379,7 @@ void compare_free(struct cmp_table *t)
 	for (int i = 0; i < t->nr_rows; i++)
 		free(t->rows[i].cells);
 	free(t->rows);
+	free(t->index);
 	for (int r = 0; r < t->nr_recs; r++)
 		json_object_put(t->recs[r].root);
 	free(t->recs);

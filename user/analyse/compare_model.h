@@ -41,6 +41,8 @@ struct cmp_table {
 	struct cmp_record *recs;
 	int nr_rows;
 	struct cmp_row *rows;
+	int *index;			/* rows by key: open addressing, -1 = free */
+	size_t index_size;		/* a power of two, > 2 * nr_rows */
 	int nr_warnings;
 	char **warnings;
 };

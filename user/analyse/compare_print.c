@@ -5,6 +5,7 @@
 #include "analyse/compare_print.h"
 #include "record/record_read.h"
 #include "lib/json_out.h"
+#include "lib/term_safe.h"
 
 #define MAX_COLS	64
 #define CELL		160
@@ -66,13 +67,20 @@ static bool any_repeats(const struct cmp_table *t)
 	return false;
 }
 
+/* A record's string, safe for a terminal, or what to say when absent. */
+static const char *text_of(struct json_object *root, const char *path,
+			   const char *absent, char *buf, size_t len)
+{
+	const char *s = record_get_string(root, path);
+
+	return s ? term_safe(buf, len, s) : absent;
+}
+
 static void describe_record(FILE *out, const struct cmp_table *t, int r,
 			    bool markdown)
 {
 	struct json_object *root = t->recs[r].root;
-	const char *fs = record_get_string(root, "target.fstype");
-	const char *dev = record_get_string(root, "target.device");
-	const char *opts = record_get_string(root, "target.super_options");
+	char kernel[256], fs[64], dev[256], opts[1024], lru_from[64], batch_from[64];
 	double lru = 0, min = 0, max = 0;
 	char e[64];
 
@@ -81,10 +89,14 @@ static void describe_record(FILE *out, const struct cmp_table *t, int r,
 	record_get_number(root, "tunables.max_batch_time_us", &max, e, sizeof(e));
 	fprintf(out, "%s%c %-12s %s, %s %s %s, lru_size %.0f (%s), batch %.0f..%.0f us (%s), %d/%d runs ok\n",
 		markdown ? "- " : "  ", 'A' + r, t->recs[r].label,
-		record_get_string(root, "host.kernel"), fs ? fs : "no fs",
-		dev ? dev : "", opts ? opts : "", lru,
-		record_get_string(root, "tunables.lru_size_from") ?: "?", min,
-		max, record_get_string(root, "tunables.batch_from") ?: "?",
+		text_of(root, "host.kernel", "?", kernel, sizeof(kernel)),
+		text_of(root, "target.fstype", "no fs", fs, sizeof(fs)),
+		text_of(root, "target.device", "", dev, sizeof(dev)),
+		text_of(root, "target.super_options", "", opts, sizeof(opts)),
+		lru, text_of(root, "tunables.lru_size_from", "?", lru_from,
+			     sizeof(lru_from)),
+		min, max, text_of(root, "tunables.batch_from", "?", batch_from,
+				  sizeof(batch_from)),
 		t->recs[r].nr_ok, t->recs[r].nr_runs);
 }
 
@@ -150,9 +162,12 @@ void compare_print_text(FILE *out, const struct cmp_table *t)
 	print_legend(out, t);
 }
 
-static void csv_field(FILE *out, const char *s)
+static void csv_field(FILE *out, const char *text)
 {
-	if (strpbrk(s, ",\"\n")) {
+	char buf[1024];
+	const char *s = term_safe(buf, sizeof(buf), text);
+
+	if (strpbrk(s, ",\"")) {
 		fputc('"', out);
 		for (; *s; s++) {
 			if (*s == '"')
@@ -239,7 +254,7 @@ void compare_print_markdown(FILE *out, const struct cmp_table *t)
 
 static struct json_object *num(double v)
 {
-	return isnan(v) ? NULL : json_object_new_double(v);
+	return json_out_double(v);
 }
 
 static struct json_object *cell_json(const struct cmp_cell *c, int r)

@@ -70,9 +70,13 @@ double stats_rel_spread(const struct stats_summary *s)
 
 double stats_pct_change(double base, double value)
 {
+	double pct;
+
 	if (isnan(base) || isnan(value) || base == 0)
 		return NAN;
-	return 100.0 * (value - base) / fabs(base);
+	pct = 100.0 * (value - base) / fabs(base);
+	/* 1e15 against 1e-300 overflows: no figure, rather than infinity. */
+	return isfinite(pct) ? pct : NAN;
 }
 
 bool stats_within_noise(const struct stats_summary *a,

@@ -27,7 +27,10 @@ void stats_summarize(const double *v, size_t n, struct stats_summary *s);
 /* MAD as a percentage of |median|; 0 for a single value, NAN if median = 0. */
 double stats_rel_spread(const struct stats_summary *s);
 
-/* (value - base) / |base| in percent; NAN when base is 0 or either is NAN. */
+/*
+ * (value - base) / |base| in percent; NAN when base is 0, either is NAN or
+ * the result is not finite.
+ */
 double stats_pct_change(double base, double value);
 
 /*

@@ -8,6 +8,7 @@
 #include "record/record_read.h"
 #include "analyse/stats.h"
 #include "analyse/sweep_table.h"
+#include "lib/term_safe.h"
 
 #define MAX_CONFIGS	64
 #define MAX_ROWS	256
@@ -27,7 +28,8 @@ static const struct {
 
 struct sweep_tab {
 	int nr_configs, nr_rows;
-	char configs[MAX_CONFIGS][128];
+	char configs[MAX_CONFIGS][128];	/* safe for a terminal */
+	char raw_configs[MAX_CONFIGS][257];	/* as recorded (<= 256 bytes) */
 	long config_index[MAX_CONFIGS];
 	long tasks[MAX_ROWS], dir_size[MAX_ROWS];
 	bool has_tasks, has_dir_size;
@@ -51,11 +53,12 @@ static int config_of(struct sweep_tab *t, struct json_object *root)
 	if (!label)
 		return -1;
 	for (i = 0; i < t->nr_configs; i++)
-		if (!strcmp(t->configs[i], label))
+		if (!strcmp(t->raw_configs[i], label))
 			return i;
 	if (i == MAX_CONFIGS)
 		return -1;
-	snprintf(t->configs[i], sizeof(t->configs[i]), "%s", label);
+	term_safe(t->configs[i], sizeof(t->configs[i]), label);
+	snprintf(t->raw_configs[i], sizeof(t->raw_configs[i]), "%s", label);
 	t->config_index[i] = index;
 	t->nr_configs++;
 	return i;
@@ -88,15 +91,15 @@ static int add_record(struct sweep_tab *t, const char *path)
 	int c, r;
 
 	if (compare_load(&one, paths, 1, err, sizeof(err))) {
-		fprintf(stderr, "bhscope: %s\n", err);
+		term_safe_error("%s", err);
 		compare_free(&one);
 		return -1;
 	}
 	c = config_of(t, one.recs[0].root);
 	r = row_of(t, one.recs[0].root);
 	if (c < 0 || r < 0) {
-		fprintf(stderr, "bhscope: %s: not a sweep cell (no \"sweep\" field), or too many cells\n",
-			path);
+		term_safe_error("%s: not a sweep cell (no \"sweep\" field), or too many cells",
+				path);
 		compare_free(&one);
 		return -1;
 	}
@@ -182,6 +185,7 @@ static void print_change_table(FILE *out, const struct sweep_tab *t, int m)
 static void print_speedup_table(FILE *out, const struct sweep_tab *t, int m)
 {
 	char v[40], cell[64];
+	double speedup;
 
 	fprintf(out, "%s, %s vs each setting\n", metrics[m].title, t->configs[0]);
 	head_names(out, t);
@@ -205,9 +209,11 @@ static void print_speedup_table(FILE *out, const struct sweep_tab *t, int m)
 			fprintf(out, " %*s", w, v);
 			if (!c)
 				continue;
-			if (s->n && base->n && base->median > 0)
-				snprintf(cell, sizeof(cell), "%.2fx%s",
-					 s->median / base->median,
+			speedup = s->n && base->n && base->median > 0 ?
+				  s->median / base->median : NAN;
+			/* 1e15 over 1e-300 overflows: no figure, not "infx". */
+			if (isfinite(speedup))
+				snprintf(cell, sizeof(cell), "%.2fx%s", speedup,
 					 stats_within_noise(base, s) ? "~" : "");
 			else
 				snprintf(cell, sizeof(cell), "-");
@@ -239,6 +245,8 @@ static void sort_configs(struct sweep_tab *t)
 	copy = *t;
 	for (int c = 0; c < t->nr_configs; c++) {
 		memcpy(t->configs[c], copy.configs[order[c]], sizeof(t->configs[c]));
+		memcpy(t->raw_configs[c], copy.raw_configs[order[c]],
+		       sizeof(t->raw_configs[c]));
 		t->config_index[c] = copy.config_index[order[c]];
 		memcpy(t->s[c], copy.s[order[c]], sizeof(t->s[c]));
 	}

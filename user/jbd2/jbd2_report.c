@@ -161,7 +161,7 @@ static void add_u64(struct json_object *o, const char *k, uint64_t v)
 
 static void add_double(struct json_object *o, const char *k, double v)
 {
-	json_object_object_add(o, k, json_object_new_double(v));
+	json_object_object_add(o, k, json_out_double(v));
 }
 
 static struct json_object *json_status(const struct probe_status *st)

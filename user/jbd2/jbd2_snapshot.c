@@ -123,7 +123,8 @@ int jbd2_snapshot_delta(struct jbd2_snapshot *out,
 			jbd2_stats_add(&d->total, &d->cpu[cpu]);
 		}
 	}
-	qsort(out->devs, out->nr_devs, sizeof(*out->devs), by_kdev);
+	if (out->nr_devs)	/* devs is NULL then: qsort's is nonnull */
+		qsort(out->devs, out->nr_devs, sizeof(*out->devs), by_kdev);
 	return 0;
 }
 

@@ -31,21 +31,38 @@ static bool has_cap(const struct __user_cap_data_struct *d, int cap)
 	return d[cap / 32].effective & (1U << (cap % 32));
 }
 
-static int check_capabilities(void)
+static int read_capabilities(struct __user_cap_data_struct data[2])
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
 	};
-	struct __user_cap_data_struct data[2] = {};
 
 	if (syscall(SYS_capget, &hdr, data)) {
 		fprintf(stderr, "bhscope: cannot read capabilities: %s\n",
 			strerror(errno));
 		return -1;
 	}
-	if (has_cap(data, CAP_SYS_ADMIN))
-		return 0;
-	if (has_cap(data, CAP_BPF) && has_cap(data, CAP_PERFMON))
+	return 0;
+}
+
+int env_check_privileges(int needs)
+{
+	struct __user_cap_data_struct data[2] = {};
+	bool admin, dac;
+
+	if (read_capabilities(data))
+		return -1;
+	admin = has_cap(data, CAP_SYS_ADMIN);
+	dac = has_cap(data, CAP_DAC_OVERRIDE);
+	/* mount(2) needs CAP_SYS_ADMIN; bhtune's 0644 files, root's write. */
+	if ((needs & ENV_TUNE) && !(admin && dac)) {
+		fprintf(stderr,
+			"bhscope: changing mount options and bhtune's parameters needs root (missing:%s%s); nothing was run or changed; run with sudo\n",
+			admin ? "" : " CAP_SYS_ADMIN", dac ? "" : " CAP_DAC_OVERRIDE");
+		return -1;
+	}
+	if (!(needs & ENV_TRACE) || admin ||
+	    (has_cap(data, CAP_BPF) && has_cap(data, CAP_PERFMON)))
 		return 0;
 	fprintf(stderr,
 		"bhscope: need root, or CAP_BPF and CAP_PERFMON (missing:%s%s); run with sudo\n",
@@ -103,7 +120,7 @@ int env_prepare_tracing(void)
 {
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 
-	if (check_capabilities())
+	if (env_check_privileges(ENV_TRACE))
 		return -1;
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		fprintf(stderr,

@@ -12,6 +12,19 @@
  */
 int env_prepare_tracing(void);
 
+/* What a command is about to do, for env_check_privileges(). */
+enum {
+	ENV_TRACE = 1 << 0,	/* load BPF: root, or CAP_BPF + CAP_PERFMON */
+	ENV_TUNE = 1 << 1,	/* remount, write bhtune's parameters: root */
+};
+
+/*
+ * Checks the capabilities needs asks for before anything is done, so an
+ * unprivileged user gets one line saying what is missing (not the errors
+ * of half a run). Returns 0, or -1 after that line.
+ */
+int env_check_privileges(int needs);
+
 /* Routes libbpf's messages: silent unless verbose (BHSCOPE_DEBUG=1). */
 void env_setup_libbpf_logging(void);
 

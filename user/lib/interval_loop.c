@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "lib/interval_loop.h"
+#include "lib/stdout_check.h"
 #include "lib/ticker.h"
 
 static void snap_free(const struct interval_source *src, void *snap)
@@ -29,6 +31,10 @@ int interval_loop(const struct cli_common *opt,
 		if (!err)
 			err = src->report(src->ctx, cur, prev,
 					  ticker_elapsed(), final);
+		if (!err && (fflush(stdout) || ferror(stdout))) {
+			stdout_check_note(errno);
+			err = INTERVAL_LOOP_OUTPUT_FAILED;
+		}
 		snap_free(src, prev);
 		prev = cur;
 	}

@@ -14,6 +14,9 @@
 
 #include "lib/cli.h"
 
+/* What the loop returns when standard output cannot be written. */
+#define INTERVAL_LOOP_OUTPUT_FAILED	1
+
 struct interval_source {
 	void *ctx;
 	size_t snap_size;	/* bytes of one snapshot */
@@ -21,7 +24,8 @@ struct interval_source {
 	int (*read)(void *ctx, void *snap);
 	/*
 	 * Reports the interval from prev (NULL for the first one: since
-	 * attach) to cur, elapsed_s long. 0 or a negative errno.
+	 * attach) to cur, elapsed_s long, on stdout. 0, a negative errno, or
+	 * INTERVAL_LOOP_OUTPUT_FAILED.
 	 */
 	int (*report)(void *ctx, const void *cur, const void *prev,
 		      double elapsed_s, bool final);
@@ -31,7 +35,9 @@ struct interval_source {
 
 /*
  * Runs the loop with opt's interval and count (ticker_install_signals()
- * first). Returns 0, or the first negative errno of read or report.
+ * first). Returns 0, the first negative errno of read or report, or
+ * INTERVAL_LOOP_OUTPUT_FAILED as soon as a report cannot be written (a
+ * full disk, a closed pipe): main's stdout check then says why.
  */
 int interval_loop(const struct cli_common *opt,
 		  const struct interval_source *src);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <math.h>
 #include <time.h>
 
 #include "lib/json_out.h"
+#include "lib/stdout_check.h"
 
 struct json_object *json_out_new(const char *schema)
 {
@@ -31,6 +33,11 @@ struct json_object *json_out_envelope(const char *schema)
 	return o;
 }
 
+struct json_object *json_out_double(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
 int json_out_print(FILE *out, struct json_object *o, enum json_out_style s)
 {
 	int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
@@ -40,6 +47,8 @@ int json_out_print(FILE *out, struct json_object *o, enum json_out_style s)
 
 	fprintf(out, "%s\n", json_object_to_json_string_ext(o, flags));
 	ret = fflush(out) || ferror(out) ? -1 : 0;
+	if (ret && out == stdout)
+		stdout_check_note(errno);
 	json_object_put(o);
 	return ret;
 }

@@ -20,6 +20,12 @@ struct json_object *json_out_envelope(const char *schema);
 /* "2026-12-01T15:23:44Z", now, into buf (at least 21 bytes). */
 void json_out_utc_now(char *buf, size_t len);
 
+/*
+ * A number, or null where there is none: JSON has no NaN or Infinity, and
+ * json-c would print them as such. Every double bhscope emits goes here.
+ */
+struct json_object *json_out_double(double v);
+
 enum json_out_style {
 	JSON_OUT_LINE,		/* one line: a JSON lines stream */
 	JSON_OUT_PRETTY,	/* indented: a document */

@@ -174,7 +174,8 @@ int journals_list(struct journal_tunables **out)
 		n++;
 	}
 	closedir(d);
-	qsort(list, n, sizeof(*list), by_dev);
+	if (n)	/* list is NULL then: qsort's is nonnull */
+		qsort(list, n, sizeof(*list), by_dev);
 	*out = list;
 	return n;
 }

@@ -27,7 +27,7 @@ static void whatif_figure(struct lru_hooks *h, const struct lru_load_opts *o,
 void lru_figures_lookups(struct lru_hooks *h, const struct lru_load_opts *o,
 			 bool fentry, const char *func)
 {
-	const char *probe = fentry ? "fexit" : "kprobe+kretprobe";
+	const char *probe = fentry ? "fentry+fexit" : "kprobe+kretprobe";
 	char distances[160];
 
 	probe_status_from(&h->fig[LRU_FIG_LRU_SIZE],

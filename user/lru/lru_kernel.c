@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 
 #include "lru_bhtune.h"
 #include "lru/lru_kernel.h"
@@ -32,6 +33,8 @@ void lru_symbols_parse(FILE *kallsyms, struct lru_symbols *s)
 			s->find_get_block_common = true;
 		else if (!strcmp(name, "__find_get_block"))
 			s->find_get_block = true;
+		else if (!strcmp(name, "__find_get_block_nonatomic"))
+			s->find_get_block_nonatomic = true;
 		else if (!strcmp(name, "invalidate_bh_lrus"))
 			s->invalidate_all = true;
 		else if (!strcmp(name, "invalidate_bh_lrus_cpu"))
@@ -62,6 +65,68 @@ static bool tracefs_file(const char *rel, char *path, size_t len)
 			return true;
 	}
 	return false;
+}
+
+bool lru_preempt_full_of(const char *debugfs, const char *cmdline,
+			 const char *version, char *why, size_t len)
+{
+	static const char *const modes[] = { "full", "lazy", "rt" };
+	const char *p, *q;
+	char arg[32];
+
+	/* "none voluntary (full) lazy": the mode in use is in parentheses */
+	if (debugfs && (p = strchr(debugfs, '(')) && (q = strchr(p, ')'))) {
+		snprintf(arg, sizeof(arg), "%.*s", (int)(q - p - 1), p + 1);
+		snprintf(why, len, "the kernel runs with %s preemption (sched/preempt)",
+			 arg);
+		for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++)
+			if (!strcmp(arg, modes[i]))
+				return true;
+		return false;
+	}
+	for (p = cmdline; p && (p = strstr(p, "preempt=")); p += 8) {
+		if (p != cmdline && p[-1] != ' ')
+			continue;
+		snprintf(arg, sizeof(arg), "%.*s", (int)strcspn(p + 8, " \n"),
+			 p + 8);
+		snprintf(why, len, "the kernel runs with preempt=%s", arg);
+		for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++)
+			if (!strcmp(arg, modes[i]))
+				return true;
+		return false;
+	}
+	/* a static model: "#1 SMP PREEMPT_RT ..." or "#1 SMP PREEMPT ..." */
+	if (version && (strstr(version, " PREEMPT_RT") ||
+			(strstr(version, " PREEMPT ")))) {
+		snprintf(why, len, "the kernel is built with full preemption (%s)",
+			 strstr(version, " PREEMPT_RT") ? "PREEMPT_RT" : "PREEMPT");
+		return true;
+	}
+	return false;
+}
+
+static char *read_small(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return buf;
+}
+
+bool lru_kernel_preempt_full(char *why, size_t len)
+{
+	char dbg[128], cmd[4096];
+	struct utsname u;
+
+	return lru_preempt_full_of(read_small("/sys/kernel/debug/sched/preempt",
+					      dbg, sizeof(dbg)),
+				   read_small("/proc/cmdline", cmd, sizeof(cmd)),
+				   uname(&u) ? NULL : u.version, why, len);
 }
 
 bool lru_kernel_has_kprobes(void)

@@ -14,6 +14,7 @@
 struct lru_symbols {
 	bool find_get_block_common;	/* 6.15+ and backports (6.12.31+) */
 	bool find_get_block;		/* __find_get_block */
+	bool find_get_block_nonatomic;	/* __find_get_block_nonatomic (6.15+) */
 	bool invalidate_all;		/* invalidate_bh_lrus */
 	bool invalidate_cpu;		/* invalidate_bh_lrus_cpu */
 	bool install;			/* bh_lru_install (inlined on 6.1-6.18) */
@@ -32,6 +33,18 @@ void lru_symbols_parse(FILE *kallsyms, struct lru_symbols *s);
  * BTF. Returns it, or a negative errno with a one-line reason in why.
  */
 int lru_kernel_slots(char *why, size_t len);
+
+/*
+ * True when the kernel preempts kernel code anywhere: full, lazy or RT
+ * preemption, from debugfs's sched/preempt (PREEMPT_DYNAMIC), else the
+ * command line's preempt=, else uname -v (a PREEMPT or PREEMPT_RT build).
+ * why says which, for reports.
+ */
+bool lru_kernel_preempt_full(char *why, size_t len);
+
+/* Same, from those three texts (any may be NULL): for unit tests. */
+bool lru_preempt_full_of(const char *debugfs, const char *cmdline,
+			 const char *version, char *why, size_t len);
 
 /* True when the kernel can attach kprobes (tracefs kprobe_events exists). */
 bool lru_kernel_has_kprobes(void);

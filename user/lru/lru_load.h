@@ -31,9 +31,11 @@ struct lru_attached {
 	struct bpf_link *link;
 	char what[96];		/* "fentry find_get_block_common" */
 	bool per_lookup;	/* runs once per lookup */
+	bool lookup_exit;	/* the lookup's exit probe: its skipped runs
+				 * (recursion_misses) are lost lookups */
 };
 
-#define LRU_MAX_ATTACHED 8
+#define LRU_MAX_ATTACHED 10
 
 struct lru_session {
 	struct lru_bpf *skel;

@@ -52,8 +52,21 @@ static void *read_cpu_states(const struct lru_session *s)
 	return states;
 }
 
-/* Adds every CPU's buckets. */
-static int read_buckets(const struct lru_session *s, struct lru_snapshot *snap)
+/* A u64 at offset off of cpu's state, in a copy of every CPU's. */
+static __u64 cpu_state_u64(const struct lru_session *s, const void *states,
+			   int cpu, __u32 off)
+{
+	const char *state = (const char *)states + cpu_state_stride(s) * cpu;
+
+	return *(const __u64 *)(state + off);
+}
+
+/*
+ * Adds every CPU's buckets, and puts its entry and exit probe runs into
+ * counters (nr_cpus of them).
+ */
+static int read_buckets(const struct lru_session *s, struct lru_snapshot *snap,
+			struct lru_cpu_counters *counters)
 {
 	void *states = read_cpu_states(s);
 	struct lru_dev_bucket *d;
@@ -61,6 +74,12 @@ static int read_buckets(const struct lru_session *s, struct lru_snapshot *snap)
 
 	if (!states)
 		return -errno;
+	for (int c = 0; c < s->nr_cpus; c++) {
+		counters[c].entries = cpu_state_u64(s, states, c,
+						    s->skel->rodata->cpu_entries_at);
+		counters[c].exits = cpu_state_u64(s, states, c,
+						  s->skel->rodata->cpu_exits_at);
+	}
 	for (int c = 0; c < s->nr_cpus && !err; c++) {
 		for (unsigned int b = 0; b < BHSCOPE_LRU_DEV_BUCKETS && !err; b++) {
 			d = cpu_bucket(s, states, c, b);
@@ -73,11 +92,33 @@ static int read_buckets(const struct lru_session *s, struct lru_snapshot *snap)
 	return err;
 }
 
+/*
+ * Runs of the lookup's exit programs the kernel skipped: its recursion
+ * guard (a second lookup on the CPU while the first is inside the probe,
+ * preempted) counts them in the program's recursion_misses (5.12+).
+ */
+static uint64_t exit_misses(const struct lru_session *s)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < s->nr_att; i++) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (!s->att[i].lookup_exit ||
+		    bpf_obj_get_info_by_fd(bpf_program__fd(s->att[i].prog),
+					   &info, &len))
+			continue;
+		n += info.recursion_misses;
+	}
+	return n;
+}
+
 int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
 {
 	int stats_fd = bpf_map__fd(s->skel->maps.dev_stats);
 	int counters_fd = bpf_map__fd(s->skel->maps.cpu_counters);
-	struct lru_cpu_counters *counters = NULL;
+	struct lru_cpu_counters *counters = NULL, *runs = NULL;
 	struct lru_dev_stats *percpu;
 	__u32 key, next, *prev = NULL, zero = 0;
 	int err;
@@ -85,11 +126,14 @@ int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
 	snap->nr_cpus = s->nr_cpus;
 	percpu = calloc(s->nr_cpus, sizeof(*percpu));
 	counters = calloc(s->nr_cpus, sizeof(*counters));
-	if (!percpu || !counters) {
+	runs = calloc(s->nr_cpus, sizeof(*runs));
+	if (!percpu || !counters || !runs) {
 		err = -ENOMEM;
 		goto out;
 	}
-	err = read_buckets(s, snap);
+	/* before the counts: a skip after them shows in the next read */
+	snap->exit_misses = exit_misses(s);
+	err = read_buckets(s, snap, runs);
 	while (!err && !bpf_map_get_next_key(stats_fd, prev, &next)) {
 		key = next;
 		prev = &key;
@@ -97,11 +141,17 @@ int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
 			continue;	/* removed meanwhile */
 		err = lru_snapshot_add_dev(snap, key, percpu);
 	}
-	if (!err && !bpf_map_lookup_elem(counters_fd, &zero, counters))
+	if (!err && !bpf_map_lookup_elem(counters_fd, &zero, counters)) {
+		for (int c = 0; c < s->nr_cpus; c++) {
+			counters[c].entries = runs[c].entries;
+			counters[c].exits = runs[c].exits;
+		}
 		err = lru_snapshot_set_counters(snap, counters);
+	}
 out:
 	free(percpu);
 	free(counters);
+	free(runs);
 	return err;
 }
 

@@ -95,6 +95,43 @@ static void text_cpus(FILE *out, const struct lru_report_ctx *ctx,
 	}
 }
 
+/* Lookups that ran and are in no figure (lru_snapshot_lost()). */
+static uint64_t lost_lookups(const struct lru_report_ctx *ctx,
+			     const struct lru_snapshot *delta)
+{
+	return lru_snapshot_lost(delta, ctx->hooks->mode == LRU_MODE_KPROBE);
+}
+
+/* Unsynced lookups, those of no known device included. */
+static uint64_t unsynced_all(const struct lru_dev_stats *total,
+			     const struct lru_cpu_counters *c)
+{
+	return total->unsynced + c->unsynced_nodev;
+}
+
+/*
+ * Says what the figures above miss: lookups lost (no probe ran for them)
+ * and unsynced ones (seen, outcome not provable), as shares of all.
+ */
+static void text_missing(FILE *out, const struct lru_report_ctx *ctx,
+			 const struct lru_snapshot *delta,
+			 const struct lru_dev_stats *total)
+{
+	struct lru_cpu_counters c;
+	uint64_t lost = lost_lookups(ctx, delta), uns, all;
+
+	lru_snapshot_counters_total(delta, &c);
+	uns = unsynced_all(total, &c);
+	all = total->lookups + c.unsynced_nodev + lost;
+	if (!all)
+		return;
+	fprintf(out, "unsynced: %llu lookups (%.2f%%), outcome not provable; "
+		"lost: %llu lookups (%.2f%%), no probe counted them%s\n",
+		(unsigned long long)uns, 100.0 * uns / all,
+		(unsigned long long)lost, 100.0 * lost / all,
+		lost ? ": every figure above misses them" : "");
+}
+
 static void text_counters(FILE *out, const struct lru_report_ctx *ctx,
 			  const struct lru_snapshot *delta)
 {
@@ -105,6 +142,9 @@ static void text_counters(FILE *out, const struct lru_report_ctx *ctx,
 	if (!has_lookups(ctx))
 		return;
 	fprintf(out, "LRU found emptied: %llu", (unsigned long long)c.resets);
+	if (c.resyncs)
+		fprintf(out, "; model re-read (unseen changes): %llu",
+			(unsigned long long)c.resyncs);
 	if (fig[LRU_FIG_INVALIDATIONS].available &&
 	    ctx->hooks->mode != LRU_MODE_BHTUNE)
 		fprintf(out, "; invalidate_bh_lrus: %llu, invalidate_bh_lrus_cpu: %llu",
@@ -164,6 +204,32 @@ void lru_curve_text(FILE *out, const struct lru_dev_stats *total,
 	free(cr);
 }
 
+const char *lru_whatif_above(const struct lru_cpu_counters *c)
+{
+	if (c->ghost_not_installed)
+		return "approximate";
+	if (c->resyncs)
+		return "lower bound";
+	return "exact";
+}
+
+/* Which sizes of the curve are exact, and which a bound (see --help). */
+static void text_exactness(FILE *out, const struct lru_report_ctx *ctx,
+			   const struct lru_snapshot *delta)
+{
+	struct lru_cpu_counters c;
+
+	lru_snapshot_counters_total(delta, &c);
+	fprintf(out, "sizes 1-%d: exact over the classified lookups",
+		ctx->lru_size);
+	if (ctx->whatif > ctx->lru_size)
+		fprintf(out, "; sizes %d-%d: %s (re-read %llu, not-installed hits %llu)",
+			ctx->lru_size + 1, ctx->whatif, lru_whatif_above(&c),
+			(unsigned long long)c.resyncs,
+			(unsigned long long)c.ghost_not_installed);
+	fprintf(out, "\n");
+}
+
 void lru_report_text(FILE *out, const struct lru_report_ctx *ctx,
 		     const struct lru_snapshot *delta)
 {
@@ -187,6 +253,8 @@ void lru_report_text(FILE *out, const struct lru_report_ctx *ctx,
 			hist_print_linear(out, total.dist, ctx->lru_size, "slot");
 		}
 	}
+	if (has_lookups(ctx))
+		text_missing(out, ctx, delta, &total);
 	text_counters(out, ctx, delta);
 	if (has_lookups(ctx) && ctx->whatif && lru_classified(&total)) {
 		if (ctx->per_cpu)
@@ -196,6 +264,7 @@ void lru_report_text(FILE *out, const struct lru_report_ctx *ctx,
 		lru_curve_text(out, &total, cpus, delta->nr_cpus, 1, ctx->whatif,
 			       ctx->lru_size);
 		free(cpus);
+		text_exactness(out, ctx, delta);
 	}
 	if (ctx->selfcost)
 		lru_selfcost_print(out, ctx->selfcost);
@@ -206,12 +275,6 @@ void lru_report_text(FILE *out, const struct lru_report_ctx *ctx,
 static void add_u64(struct json_object *o, const char *k, uint64_t v)
 {
 	json_object_object_add(o, k, json_object_new_uint64(v));
-}
-
-/* A number, or null where it is not a number (nothing to divide). */
-static struct json_object *json_number(double v)
-{
-	return isnan(v) ? NULL : json_object_new_double(v);
 }
 
 struct json_object *lru_curve_json(const struct lru_dev_stats *s, int lo,
@@ -227,7 +290,7 @@ struct json_object *lru_curve_json(const struct lru_dev_stats *s, int lo,
 	lru_curve(s, r, hi);
 	for (int k = lo; k <= hi; k++) {
 		json_object_array_add(sizes, json_object_new_int(k));
-		json_object_array_add(ratios, json_number(r[k - 1]));
+		json_object_array_add(ratios, json_out_double(r[k - 1]));
 	}
 	json_object_object_add(o, "sizes", sizes);
 	json_object_object_add(o, "hit_ratio", ratios);
@@ -243,7 +306,7 @@ static struct json_object *json_stats(const struct lru_report_ctx *ctx,
 
 	add_u64(o, "hits", s->hits);
 	json_object_object_add(o, "hits_per_s",
-			       json_object_new_double(s->hits / ctx->elapsed_s));
+			       json_out_double(s->hits / ctx->elapsed_s));
 	if (!lk) {
 		static const char *const unknown[] = {
 			"lookups", "lookups_per_s", "hit_ratio", "installed",
@@ -257,8 +320,8 @@ static struct json_object *json_stats(const struct lru_report_ctx *ctx,
 	}
 	add_u64(o, "lookups", s->lookups);
 	json_object_object_add(o, "lookups_per_s",
-			       json_object_new_double(s->lookups / ctx->elapsed_s));
-	json_object_object_add(o, "hit_ratio", json_number(lru_hit_ratio(s)));
+			       json_out_double(s->lookups / ctx->elapsed_s));
+	json_object_object_add(o, "hit_ratio", json_out_double(lru_hit_ratio(s)));
 	add_u64(o, "installed", s->installed);
 	add_u64(o, "not_installed", s->not_installed);
 	add_u64(o, "absent", s->absent);
@@ -296,6 +359,20 @@ static struct json_object *json_counters(const struct lru_report_ctx *ctx,
 	json_object_object_add(o, "trace_lost", fig[LRU_FIG_TRACE].available ?
 			       json_object_new_uint64(c.events_lost) : NULL);
 	add_u64(o, "untracked_device_lookups", c.devs_dropped);
+	json_object_object_add(o, "lookups_lost_busy", lk ?
+			       json_object_new_uint64(c.lookups_lost) : NULL);
+	json_object_object_add(o, "exit_misses", lk ?
+			       json_object_new_uint64(delta->exit_misses) : NULL);
+	json_object_object_add(o, "entries", lk ?
+			       json_object_new_uint64(c.entries) : NULL);
+	json_object_object_add(o, "exits", lk ?
+			       json_object_new_uint64(c.exits) : NULL);
+	json_object_object_add(o, "resyncs", lk ?
+			       json_object_new_uint64(c.resyncs) : NULL);
+	json_object_object_add(o, "ghost_not_installed", lk ?
+			       json_object_new_uint64(c.ghost_not_installed) : NULL);
+	json_object_object_add(o, "unsynced_nodev", lk ?
+			       json_object_new_uint64(c.unsynced_nodev) : NULL);
 	return o;
 }
 
@@ -310,6 +387,45 @@ static struct json_object *json_unavailable(const struct lru_hooks *h)
 	return o;
 }
 
+/*
+ * lost_lookups and unsynced_lookups (every device, and none), with their
+ * shares of all lookups, and how exact the what-if sizes are; null where
+ * lookups are not seen.
+ */
+static void json_missing(struct json_object *o,
+			 const struct lru_report_ctx *ctx,
+			 const struct lru_snapshot *delta,
+			 const struct lru_dev_stats *total)
+{
+	struct lru_cpu_counters c;
+	uint64_t lost, uns, all;
+	char exact[32];
+
+	if (!has_lookups(ctx)) {
+		json_object_object_add(o, "lost_lookups", NULL);
+		json_object_object_add(o, "unsynced_lookups", NULL);
+		json_object_object_add(o, "whatif_exact_sizes", NULL);
+		json_object_object_add(o, "whatif_above", NULL);
+		return;
+	}
+	lru_snapshot_counters_total(delta, &c);
+	lost = lost_lookups(ctx, delta);
+	uns = unsynced_all(total, &c);
+	all = total->lookups + c.unsynced_nodev + lost;
+	add_u64(o, "lost_lookups", lost);
+	add_u64(o, "unsynced_lookups", uns);
+	json_object_object_add(o, "lost_share",
+			       json_out_double(all ? (double)lost / all : NAN));
+	json_object_object_add(o, "unsynced_share",
+			       json_out_double(all ? (double)uns / all : NAN));
+	snprintf(exact, sizeof(exact), "1-%d", ctx->lru_size);
+	json_object_object_add(o, "whatif_exact_sizes",
+			       json_object_new_string(exact));
+	json_object_object_add(o, "whatif_above",
+			       ctx->whatif > ctx->lru_size ?
+			       json_object_new_string(lru_whatif_above(&c)) : NULL);
+}
+
 struct json_object *lru_report_json(const struct lru_report_ctx *ctx,
 				    const struct lru_snapshot *delta)
 {
@@ -318,7 +434,7 @@ struct json_object *lru_report_json(const struct lru_report_ctx *ctx,
 	char name[64], nums[32];
 
 	json_object_object_add(o, "interval_s",
-			       json_object_new_double(ctx->elapsed_s));
+			       json_out_double(ctx->elapsed_s));
 	json_object_object_add(o, "final", json_object_new_boolean(ctx->final));
 	json_object_object_add(o, "mode", json_object_new_string(
 				       lru_mode_names[ctx->hooks->mode]));
@@ -328,6 +444,7 @@ struct json_object *lru_report_json(const struct lru_report_ctx *ctx,
 
 	lru_snapshot_total(delta, &s);
 	json_object_object_add(o, "total", json_stats(ctx, &s));
+	json_missing(o, ctx, delta, &s);
 	arr = json_object_new_array();
 	for (int i = 0; i < delta->nr_devs; i++) {
 		if (!active(&delta->devs[i].total))

@@ -40,7 +40,9 @@ int lru_selfcost_read(struct lru_selfcost *c, const struct lru_session *s)
 			 bpf_program__name(s->att[i].prog));
 		p->run_cnt = info.run_cnt;
 		p->run_time_ns = info.run_time_ns;
+		p->misses = info.recursion_misses;
 		p->per_lookup = s->att[i].per_lookup;
+		p->lookup_exit = s->att[i].lookup_exit;
 		c->nr++;
 	}
 	return 0;

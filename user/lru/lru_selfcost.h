@@ -13,14 +13,16 @@
 
 struct lru_session;
 
-#define LRU_SELFCOST_MAX_PROGS	8
+#define LRU_SELFCOST_MAX_PROGS	10
 
 struct lru_prog_cost {
 	char what[96];		/* what the program is attached to */
 	char name[64];		/* the BPF program's name */
 	uint64_t run_cnt;
 	uint64_t run_time_ns;
+	uint64_t misses;	/* runs the kernel skipped (recursion) */
 	int per_lookup;		/* runs once per lookup */
+	int lookup_exit;	/* the lookup's exit: its runs count lookups */
 };
 
 struct lru_selfcost {
@@ -36,8 +38,8 @@ int lru_selfcost_enable(struct lru_selfcost *c);
 int lru_selfcost_read(struct lru_selfcost *c, const struct lru_session *s);
 
 /*
- * ns of BPF per lookup: the per-lookup programs' run time over the entry
- * program's run count; a negative value when nothing ran.
+ * ns of BPF per lookup: the per-lookup programs' run time over the exit
+ * programs' run count; a negative value when nothing ran.
  */
 double lru_selfcost_per_lookup(const struct lru_selfcost *c);
 

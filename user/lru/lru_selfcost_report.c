@@ -2,6 +2,7 @@
 /* --self-cost figures, as text and JSON, from plain struct lru_selfcost. */
 #include <stdio.h>
 
+#include "lib/json_out.h"
 #include "lru/lru_selfcost.h"
 
 double lru_selfcost_per_lookup(const struct lru_selfcost *c)
@@ -12,9 +13,9 @@ double lru_selfcost_per_lookup(const struct lru_selfcost *c)
 		if (!c->prog[i].per_lookup)
 			continue;
 		ns += c->prog[i].run_time_ns;
-		/* each runs once per lookup: the first one counts them */
-		if (!runs)
-			runs = c->prog[i].run_cnt;
+		/* one exit per lookup, whichever function it returns from */
+		if (c->prog[i].lookup_exit)
+			runs += c->prog[i].run_cnt;
 	}
 	return runs ? (double)ns / (double)runs : -1;
 }
@@ -57,11 +58,13 @@ struct json_object *lru_selfcost_json(const struct lru_selfcost *c)
 		json_object_object_add(p, "run_time_ns",
 				       json_object_new_uint64(c->prog[i].run_time_ns));
 		json_object_object_add(p, "ns_per_run",
-				       json_object_new_double(ns_per_run(&c->prog[i])));
+				       json_out_double(ns_per_run(&c->prog[i])));
+		json_object_object_add(p, "recursion_misses",
+				       json_object_new_uint64(c->prog[i].misses));
 		json_object_array_add(progs, p);
 	}
 	json_object_object_add(o, "programs", progs);
 	json_object_object_add(o, "ns_per_lookup", per_lookup >= 0 ?
-			       json_object_new_double(per_lookup) : NULL);
+			       json_out_double(per_lookup) : NULL);
 	return o;
 }

@@ -131,6 +131,21 @@ void lru_snapshot_counters_total(const struct lru_snapshot *s,
 		lru_counters_add(out, &s->counters[c]);
 }
 
+uint64_t lru_snapshot_lost(const struct lru_snapshot *s, bool by_entries)
+{
+	struct lru_cpu_counters c;
+	uint64_t lost;
+
+	lru_snapshot_counters_total(s, &c);
+	lost = c.lookups_lost;
+	if (!by_entries)
+		return lost + s->exit_misses;
+	/* an exit that found the state busy ran, and is lookups_lost */
+	if (c.entries > c.exits)
+		lost += c.entries - c.exits;
+	return lost;
+}
+
 static int by_kdev(const void *a, const void *b)
 {
 	const struct lru_dev_snapshot *x = a, *y = b;
@@ -187,7 +202,9 @@ int lru_snapshot_delta(struct lru_snapshot *out,
 			lru_stats_add(&d->total, &d->cpu[cpu]);
 		}
 	}
-	qsort(out->devs, out->nr_devs, sizeof(*out->devs), by_kdev);
+	if (out->nr_devs)	/* devs is NULL then: qsort's is nonnull */
+		qsort(out->devs, out->nr_devs, sizeof(*out->devs), by_kdev);
+	out->exit_misses = cur->exit_misses - (prev ? prev->exit_misses : 0);
 	err = delta_counters(out, cur, prev);
 	if (!err)
 		return 0;

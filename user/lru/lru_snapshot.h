@@ -8,6 +8,7 @@
 #define BHSCOPE_LRU_SNAPSHOT_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "lru_stats.h"
@@ -23,6 +24,11 @@ struct lru_snapshot {
 	int nr_devs;
 	struct lru_dev_snapshot *devs;	/* sorted by kdev after a delta */
 	struct lru_cpu_counters *counters;	/* nr_cpus, NULL if unread */
+	/*
+	 * Runs of the exit probes the kernel skipped (their programs'
+	 * recursion_misses): lookups lost, on no CPU in particular.
+	 */
+	uint64_t exit_misses;
 };
 
 /* dst += src and dst = cur - prev (prev NULL: dst = cur), field by field. */
@@ -55,6 +61,14 @@ void lru_snapshot_total(const struct lru_snapshot *s,
 			struct lru_dev_stats *out);
 void lru_snapshot_counters_total(const struct lru_snapshot *s,
 				 struct lru_cpu_counters *out);
+
+/*
+ * Lookups that ran but were counted nowhere: exit probes skipped by the
+ * kernel or by another probe in flight on the CPU, and (kprobe mode,
+ * by_entries) entries without an exit (a kretprobe instance missed, or
+ * a lookup still running when the snapshot was read).
+ */
+uint64_t lru_snapshot_lost(const struct lru_snapshot *s, bool by_entries);
 
 /*
  * The interval from prev to cur (prev may be NULL): every device of cur

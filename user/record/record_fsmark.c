@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/json_out.h"
 #include "record/record_fsmark.h"
 
 int fsmark_is(const char *argv0)
@@ -17,10 +18,10 @@ static struct json_object *row_json(double use, double count, double size,
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "fs_use_pct", json_object_new_double(use));
+	json_object_object_add(o, "fs_use_pct", json_out_double(use));
 	json_object_object_add(o, "count", json_object_new_int64((int64_t)count));
 	json_object_object_add(o, "size", json_object_new_int64((int64_t)size));
-	json_object_object_add(o, "files_per_sec", json_object_new_double(fps));
+	json_object_object_add(o, "files_per_sec", json_out_double(fps));
 	json_object_object_add(o, "app_overhead_us",
 			       json_object_new_int64((int64_t)overhead));
 	return o;
@@ -53,7 +54,7 @@ struct json_object *fsmark_parse(const char *out)
 	}
 	res = json_object_new_object();
 	json_object_object_add(res, "files_per_sec",
-			       json_object_new_double(sum / n));
+			       json_out_double(sum / n));
 	json_object_object_add(res, "rows", rows);
 	return res;
 }

@@ -20,6 +20,8 @@
 #include "record/record_tunables.h"
 #include "record/record_write.h"
 #include "lib/atomic_file.h"
+#include "lib/env.h"
+#include "lib/term_safe.h"
 #include "lib/ticker.h"
 #include "lib/json_out.h"
 
@@ -118,7 +120,7 @@ static struct json_object *one_run(const struct record_opts *o, char **argv,
 			       json_object_new_int(r.exit_status));
 	json_object_object_add(run, "signal", r.signal ? json_object_new_string(
 				exec_signal_name(r.signal, sig, sizeof(sig))) : NULL);
-	json_object_object_add(run, "wall_s", json_object_new_double(r.wall_s));
+	json_object_object_add(run, "wall_s", json_out_double(r.wall_s));
 	if (o->bench)
 		add_bench_result(run, &r);
 	else
@@ -247,8 +249,9 @@ static void progress(const struct record_opts *o, int i,
 		fprintf(stderr, "run %d/%d: ok, %.3f s\n", i, o->repeats,
 			json_object_get_double(json_object_object_get(run, "wall_s")));
 	else if (json_object_object_get_ex(run, "error", &e))
-		fprintf(stderr, "bhscope: run %d/%d failed: %s\n", i,
-			o->repeats, json_object_get_string(e));
+		/* bhbench's "error" is the workload's text: made safe. */
+		term_safe_error("run %d/%d failed: %s", i, o->repeats,
+				json_object_get_string(e));
 }
 
 int record_main(const struct record_opts *o)
@@ -262,16 +265,24 @@ int record_main(const struct record_opts *o)
 	char **argv;
 	int ret;
 
+	/* First: an unprivileged user learns it before anything runs. */
+	if ((o->jbd2 || o->lru) && env_check_privileges(ENV_TRACE))
+		return 1;
 	if (check_output(o->out) || find_target(o, &t, &have_target))
 		return 1;
-	argv = workload_argv(o);
-	if (!argv)
-		return 1;
-	record_tunables_read(have_target ? &t : NULL, &tun);
-	rec = header(o, have_target ? &t : NULL, &tun);
 	if (have_target && t.device[0])
 		tr.kdev = record_target_kdev(&t);
-	record_trace_start(&tr);
+	if (record_trace_start(&tr)) {	/* it said why, in one line */
+		record_trace_stop(&tr);
+		return 1;
+	}
+	argv = workload_argv(o);
+	if (!argv) {
+		record_trace_stop(&tr);
+		return 1;
+	}
+	record_tunables_read(have_target ? &t : NULL, &tun);
+	rec = header(o, have_target ? &t : NULL, &tun);
 	if (!o->quiet && tr.want_lru && !tr.lru.available)
 		fprintf(stderr, "bhscope: LRU figures unavailable: %s\n", tr.lru.why);
 

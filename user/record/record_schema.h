@@ -11,6 +11,15 @@
 #define RECORD_SCHEMA_VERSION	1
 #define RECORD_SCHEMA		"bhscope.record/1"
 
+/*
+ * What a record may hold, so a reader's time and memory are bounded by the
+ * schema, not by the file: Linux's NR_CPUS is at most 8192 (x86 MAXSMP,
+ * powerpc), record takes at most 1000 repeats, sweep at most 1024 cells.
+ */
+#define RECORD_MAX_CPUS		8192
+#define RECORD_MAX_RUNS		1000
+#define RECORD_MAX_CELLS	1024
+
 /* The kernel's BH_LRU_SIZE (fs/buffer.c), in force when bhtune is absent. */
 #define RECORD_KERNEL_LRU_SIZE	16
 

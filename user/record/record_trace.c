@@ -11,7 +11,7 @@ static void unavailable(struct probe_status *st, const char *why)
 	probe_status_missing(st, "%s", why);
 }
 
-void record_trace_start(struct record_trace *t)
+int record_trace_start(struct record_trace *t)
 {
 	t->nr_cpus = libbpf_num_possible_cpus();
 	if (!t->want_jbd2)
@@ -19,19 +19,20 @@ void record_trace_start(struct record_trace *t)
 	if (!t->want_lru)
 		unavailable(&t->lru, "not asked for (--lru)");
 	if (!t->want_jbd2 && !t->want_lru)
-		return;
-	if (t->nr_cpus <= 0 || env_prepare_tracing()) {
-		if (t->want_jbd2)
-			unavailable(&t->jbd2, "tracing is not possible here (see above)");
-		if (t->want_lru)
-			unavailable(&t->lru, "tracing is not possible here (see above)");
-		return;
+		return 0;
+	if (t->nr_cpus <= 0) {
+		fprintf(stderr, "bhscope: cannot count the possible CPUs: %s\n",
+			strerror(-t->nr_cpus));
+		return -1;
 	}
+	if (env_prepare_tracing())
+		return -1;
 	env_setup_libbpf_logging();
 	if (t->want_jbd2)
 		record_jbd2_start(&t->jbd2_tracer, t->kdev, t->nr_cpus, &t->jbd2);
 	if (t->want_lru)
 		record_lru_start(&t->lru_tracer, t->kdev, t->whatif, &t->lru);
+	return 0;
 }
 
 void record_trace_run_begin(struct record_trace *t)

@@ -32,8 +32,13 @@ struct record_trace {
 	struct record_lru lru_tracer;
 };
 
-/* Loads and attaches what was asked for; never fails the record itself. */
-void record_trace_start(struct record_trace *t);
+/*
+ * Loads and attaches what was asked for. A tracer that cannot load here
+ * (no hook, no jbd2) is recorded as unavailable, with why; -1 (after one
+ * line) only when this host or user cannot trace at all, which must not
+ * pass for a record with tracing.
+ */
+int record_trace_start(struct record_trace *t);
 
 /* Reads the counters at the start of a run. */
 void record_trace_run_begin(struct record_trace *t);

@@ -91,9 +91,14 @@ static int apply_batch(struct sweep_tune *st, long min_us, long max_us)
 	long min = min_us >= 0 ? min_us : st->orig_min;
 	long max = max_us >= 0 ? max_us : st->orig_max;
 
-	st->batch_set = true;
-	if (!st->batch_by_bhtune)
-		return remount(st, min, max);
+	if (!st->batch_by_bhtune) {
+		/* A refused remount changed nothing: there is nothing to restore. */
+		if (remount(st, min, max))
+			return -1;
+		st->batch_set = true;
+		return 0;
+	}
+	st->batch_set = true;	/* one of its writes may pass before one fails */
 	return bhtune_batch(min, max);
 }
 
@@ -101,9 +106,9 @@ int sweep_tune_apply(struct sweep_tune *st, long lru_size, long min_us,
 		     long max_us)
 {
 	if (lru_size >= 0) {
-		st->lru_set = true;
 		if (bhtune_write("lru_size", lru_size))
-			return -1;
+			return -1;	/* refused: still the original */
+		st->lru_set = true;
 	}
 	if (min_us >= 0 || max_us >= 0)
 		return apply_batch(st, min_us, max_us);

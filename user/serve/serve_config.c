@@ -8,6 +8,7 @@
 
 #include "bhscope.h"
 #include "lib/cli.h"
+#include "lib/input_file.h"
 #include "serve/serve_config.h"
 
 void serve_config_defaults(struct serve_config *c)
@@ -40,7 +41,7 @@ static int add_device(struct serve_config *c, const char *dev, char *err,
 	if (!strncmp(dev, "/dev/", 5))
 		dev += 5;
 	if (!*dev || strlen(dev) >= sizeof(c->devices[0])) {
-		snprintf(err, errlen, "invalid device '%s'", dev);
+		snprintf(err, errlen, "invalid device '%.80s'", dev);
 		return -1;
 	}
 	if (c->nr_devices == SERVE_MAX_FILTER) {
@@ -58,14 +59,14 @@ int serve_config_set(struct serve_config *c, unsigned int *set,
 {
 	if (!strcmp(key, "per-cpu")) {
 		if (parse_bool(value, &c->per_cpu)) {
-			snprintf(err, errlen, "per-cpu: want yes or no, not '%s'",
+			snprintf(err, errlen, "per-cpu: want yes or no, not '%.80s'",
 				 value);
 			return -1;
 		}
 		*set |= SERVE_SET_PER_CPU;
 	} else if (!strcmp(key, "interval")) {
 		if (cli_parse_interval(value, &c->interval_s)) {
-			snprintf(err, errlen, "interval: want seconds > 0, not '%s'",
+			snprintf(err, errlen, "interval: want seconds > 0, not '%.80s'",
 				 value);
 			return -1;
 		}
@@ -83,7 +84,7 @@ int serve_config_set(struct serve_config *c, unsigned int *set,
 		*set |= SERVE_SET_DEVICES;
 	} else {
 		snprintf(err, errlen,
-			 "unknown setting '%s' (want per-cpu, device, textfile or interval)",
+			 "unknown setting '%.80s' (want per-cpu, device, textfile or interval)",
 			 key);
 		return -1;
 	}
@@ -105,10 +106,11 @@ static char *trim(char *s)
 int serve_config_parse_line(struct serve_config *c, unsigned int *set,
 			    const char *line, char *err, size_t errlen)
 {
-	char buf[PATH_MAX + 64], *key, *value, *eq;
+	char buf[SERVE_CONFIG_MAX_LINE], *key, *value, *eq;
 
 	if (strlen(line) >= sizeof(buf)) {
-		snprintf(err, errlen, "line too long");
+		snprintf(err, errlen, "line too long (at most %d bytes)",
+			 SERVE_CONFIG_MAX_LINE - 1);
 		return -1;
 	}
 	snprintf(buf, sizeof(buf), "%s", line);
@@ -118,7 +120,7 @@ int serve_config_parse_line(struct serve_config *c, unsigned int *set,
 		return 0;
 	eq = strchr(key, '=');
 	if (!eq) {
-		snprintf(err, errlen, "want 'key = value', not '%s'", key);
+		snprintf(err, errlen, "want 'key = value', not '%.80s'", key);
 		return -1;
 	}
 	*eq = '\0';
@@ -136,24 +138,41 @@ int serve_config_parse_line(struct serve_config *c, unsigned int *set,
 static int load_file(struct serve_config *c, const char *path, char *err,
 		     size_t errlen)
 {
-	char line[PATH_MAX + 64], why[256];
+	char *text, *line, *next, why[256];
 	unsigned int set = 0;
+	size_t size;
 	int n = 0;
-	FILE *f = fopen(path, "r");
 
-	if (!f) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+	if (input_file_read(path, SERVE_CONFIG_MAX_BYTES, 0, &text, &size, why,
+			    sizeof(why))) {
+		snprintf(err, errlen, "cannot read %s: %s", path, why);
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	if (strlen(text) != size) {
+		snprintf(err, errlen, "%s: holds a NUL byte, not a text file", path);
+		free(text);
+		return -1;
+	}
+	for (line = text; *line; line = next) {
+		size_t len = strcspn(line, "\n");
+
+		next = line + len + (line[len] == '\n');
+		line[len] = '\0';
 		n++;
+		/* Refused whole: a split line's tail would be read as a setting. */
+		if (len >= SERVE_CONFIG_MAX_LINE) {
+			snprintf(err, errlen, "%s:%d: line too long (%zu bytes, at most %d)",
+				 path, n, len, SERVE_CONFIG_MAX_LINE - 1);
+			free(text);
+			return -1;
+		}
 		if (serve_config_parse_line(c, &set, line, why, sizeof(why))) {
 			snprintf(err, errlen, "%s:%d: %s", path, n, why);
-			fclose(f);
+			free(text);
 			return -1;
 		}
 	}
-	fclose(f);
+	free(text);
 	return 0;
 }
 

@@ -12,6 +12,10 @@
  *
  * Options given on the command line win over the file, at start and on
  * every reload. --listen and the sources (--jbd2, --lru) are read once.
+ *
+ * The file must be a regular file of at most 64 KiB (a FIFO, a device or a
+ * directory is refused, never waited on or read forever); a line longer
+ * than PATH_MAX + 63 bytes is refused, never split.
  */
 #ifndef BHSCOPE_SERVE_CONFIG_H
 #define BHSCOPE_SERVE_CONFIG_H
@@ -26,6 +30,9 @@
 #define SERVE_DEFAULT_INTERVAL	15.0
 #define SERVE_TEXTFILE_NAME	"bhscope.prom"
 #define SERVE_MAX_FILTER	32	/* device entries */
+/* A config file is a regular file of at most this, in lines of at most: */
+#define SERVE_CONFIG_MAX_BYTES	(64 * 1024)
+#define SERVE_CONFIG_MAX_LINE	(PATH_MAX + 64)
 
 struct serve_config {
 	bool per_cpu;
@@ -59,8 +66,9 @@ int serve_config_parse_line(struct serve_config *c, unsigned int *set,
 
 /*
  * Defaults, then the file (when path is set), then the fields of cli that
- * cli_set names. Returns 0, or -1 with "FILE:LINE: reason" in err; c is
- * only written on success.
+ * cli_set names. Returns 0, or -1 with "FILE:LINE: reason" or "FILE:
+ * reason" in err (which may quote the file: print it with term_safe_error);
+ * c is only written on success.
  */
 int serve_config_load(struct serve_config *c, const char *path,
 		      const struct serve_config *cli, unsigned int cli_set,

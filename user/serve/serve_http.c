@@ -198,13 +198,20 @@ int serve_http_run(struct serve_http *h, serve_http_render_fn render, void *arg,
 	h->render = render;
 	h->arg = arg;
 	h->counters = counters;
+	/*
+	 * poll(), not epoll: libmicrohttpd's edge-triggered epoll missed a
+	 * client's FIN that came with its last data, and the socket stayed
+	 * in CLOSE-WAIT until the timeout; 256 descriptors poll cheaply.
+	 */
 	h->daemon = MHD_start_daemon(
-		MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0,
+		MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0,
 		NULL, NULL, handle, h,
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 		MHD_OPTION_LISTEN_SOCKET, h->fd,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_HTTP_CONN_MEMORY,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)SERVE_HTTP_MAX_CONNS,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		(unsigned int)SERVE_HTTP_MAX_CONNS_PER_IP,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)SERVE_HTTP_TIMEOUT_S,
 		MHD_OPTION_END);
 	if (!h->daemon) {

@@ -4,6 +4,14 @@
  * GET or HEAD /metrics renders the exposition, / is a landing page, any
  * other path is 404 and any other method 405. libmicrohttpd itself answers
  * requests whose headers do not fit the connection's memory (431).
+ *
+ * Hostile clients: one thread polls every connection and never blocks on
+ * one, so a slow client delays nobody; each address may hold at
+ * most SERVE_HTTP_MAX_CONNS_PER_IP connections (more are closed at once),
+ * so one address cannot take the SERVE_HTTP_MAX_CONNS that everyone
+ * shares; an idle connection is closed after SERVE_HTTP_TIMEOUT_S. Below
+ * the shared limit every connection is accepted at once, so one a client
+ * closed never waits in the listen queue (in CLOSE-WAIT).
  */
 #ifndef BHSCOPE_SERVE_HTTP_H
 #define BHSCOPE_SERVE_HTTP_H
@@ -15,8 +23,9 @@
 
 /* Memory per connection: request headers beyond it get 431. */
 #define SERVE_HTTP_CONN_MEMORY	(16 * 1024)
-#define SERVE_HTTP_MAX_CONNS	64
-#define SERVE_HTTP_TIMEOUT_S	30
+#define SERVE_HTTP_MAX_CONNS	256
+#define SERVE_HTTP_MAX_CONNS_PER_IP	32
+#define SERVE_HTTP_TIMEOUT_S	5
 
 struct serve_http;
 

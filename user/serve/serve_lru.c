@@ -281,6 +281,9 @@ static void write_cpu_counters(const struct lru_session *s,
 		  "invalidate_bh_lrus() calls (every CPU's LRU emptied).",
 		  offsetof(struct lru_cpu_counters, invalidate_all),
 		  LRU_FIG_INVALIDATIONS },
+		{ "bhscope_lru_resyncs_total",
+		  "Times the model re-read an LRU changed unseen (not emptied): the what-if sizes above the LRU's are a lower bound since.",
+		  offsetof(struct lru_cpu_counters, resyncs), LRU_FIG_LOOKUPS },
 		{ "bhscope_lru_install_calls_total",
 		  "bh_lru_install() calls, where it is a symbol.",
 		  offsetof(struct lru_cpu_counters, install_calls),
@@ -313,6 +316,30 @@ static void write_cpu_counters(const struct lru_session *s,
 						   c[i].off));
 		}
 	}
+}
+
+/*
+ * Lookups no figure has: their exit probe did not run (the kernel's
+ * recursion guard, a kretprobe without an instance) or found another
+ * probe in flight on its CPU. On no device, as no probe read theirs.
+ */
+static void write_lost(const struct lru_session *s,
+		       const struct lru_snapshot *snap, struct prom_buf *out)
+{
+	static const char name[] = "bhscope_lru_lost_lookups_total";
+	struct lru_cpu_counters t = {};
+
+	if (!s->hooks.fig[LRU_FIG_LOOKUPS].available || !snap->counters)
+		return;
+	prom_family(out, name, PROM_COUNTER,
+		    "Lookups the tracer lost (no probe counted them): every other LRU figure misses them.");
+	prom_sample_u64(out, name, NULL,
+			lru_snapshot_lost(snap, s->hooks.mode == LRU_MODE_KPROBE));
+	lru_snapshot_counters_total(snap, &t);
+	prom_family(out, "bhscope_lru_unsynced_unknown_device_total", PROM_COUNTER,
+		    "Unclassified lookups whose device is not known (kprobe mode: nothing returned after a context switch).");
+	prom_sample_u64(out, "bhscope_lru_unsynced_unknown_device_total", NULL,
+			t.unsynced_nodev);
 }
 
 static void write_gauges(const struct lru_session *s, struct prom_buf *out)
@@ -357,6 +384,7 @@ static void lru_collect(struct serve_source *src, const struct serve_view *v,
 	if (p->sess.hooks.fig[LRU_FIG_SLOTS].available)
 		write_slots(p, rows, nr, out);
 	write_cpu_counters(&p->sess, &lv, &snap, out);
+	write_lost(&p->sess, &snap, out);
 	goto out;
 oom:
 	out->oom = true;

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bhvm-oracle: counts, per CPU, the calls of the buffer-head lookup
+ * function(s) and the block:block_touch_buffer events of one device until
+ * SIGINT or SIGTERM, then prints one JSON line:
+ *   {"calls":[per CPU],"touches":[per CPU],"misses":N}
+ * misses: runs of its own programs the kernel skipped (recursion_misses),
+ * so a test can allow for them.
+ *
+ *   bhvm-oracle OBJ fentry|kprobe KDEV FUNC[,FUNC2]
+ *
+ * Prints "ready" on stderr once attached.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static struct bpf_program *prog(struct bpf_object *obj, const char *name)
+{
+	return bpf_object__find_program_by_name(obj, name);
+}
+
+static unsigned long long misses(struct bpf_object *obj)
+{
+	unsigned long long n = 0;
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (bpf_program__fd(p) >= 0 &&
+		    !bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
+static void print_array(const char *name, const unsigned long long *v, int n)
+{
+	printf("\"%s\":[", name);
+	for (int i = 0; i < n; i++)
+		printf("%s%llu", i ? "," : "", v[i]);
+	printf("]");
+}
+
+int main(int argc, char **argv)
+{
+	struct bpf_link *links[4] = {};
+	char *funcs[2] = {}, *comma;
+	struct bpf_object *obj;
+	unsigned long long *calls, *touches;
+	int ncpu = libbpf_num_possible_cpus(), nl = 0, err = 1;
+	__u32 key, dev = strtoul(argc > 3 ? argv[3] : "0", NULL, 0);
+	struct bpf_map *rodata;
+	bool fentry;
+
+	if (argc != 5 || (strcmp(argv[2], "fentry") && strcmp(argv[2], "kprobe"))) {
+		fprintf(stderr, "usage: %s OBJ fentry|kprobe KDEV FUNC[,FUNC2]\n",
+			argv[0]);
+		return 2;
+	}
+	fentry = !strcmp(argv[2], "fentry");
+	funcs[0] = argv[4];
+	comma = strchr(argv[4], ',');
+	if (comma) {
+		*comma = 0;
+		funcs[1] = comma + 1;
+	}
+	obj = bpf_object__open_file(argv[1], NULL);
+	if (!obj) {
+		fprintf(stderr, "bhvm-oracle: open %s: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	rodata = bpf_object__find_map_by_name(obj, ".rodata");
+	if (!rodata || bpf_map__set_initial_value(rodata, &dev, sizeof(dev))) {
+		fprintf(stderr, "bhvm-oracle: cannot set the device\n");
+		goto out;
+	}
+	bpf_program__set_autoload(prog(obj, "calls_a"), fentry);
+	bpf_program__set_autoload(prog(obj, "calls_b"), fentry && funcs[1]);
+	bpf_program__set_autoload(prog(obj, "calls_kprobe"), !fentry);
+	if (fentry) {
+		bpf_program__set_attach_target(prog(obj, "calls_a"), 0, funcs[0]);
+		if (funcs[1])
+			bpf_program__set_attach_target(prog(obj, "calls_b"), 0,
+						       funcs[1]);
+	}
+	if (bpf_object__load(obj)) {
+		fprintf(stderr, "bhvm-oracle: load: %s\n", strerror(errno));
+		goto out;
+	}
+	if (fentry) {
+		links[nl++] = bpf_program__attach(prog(obj, "calls_a"));
+		if (funcs[1])
+			links[nl++] = bpf_program__attach(prog(obj, "calls_b"));
+	} else {
+		for (int i = 0; i < 2 && funcs[i]; i++)
+			links[nl++] = bpf_program__attach_kprobe(
+				prog(obj, "calls_kprobe"), false, funcs[i]);
+	}
+	links[nl++] = bpf_program__attach(prog(obj, "touches"));
+	for (int i = 0; i < nl; i++) {
+		if (!links[i]) {
+			fprintf(stderr, "bhvm-oracle: attach: %s\n", strerror(errno));
+			goto out;
+		}
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	fprintf(stderr, "ready\n");
+	while (!stop)
+		pause();
+	calls = calloc(ncpu, sizeof(*calls));
+	touches = calloc(ncpu, sizeof(*touches));
+	key = 0;
+	if (!calls || !touches ||
+	    bpf_map_lookup_elem(bpf_map__fd(bpf_object__find_map_by_name(obj, "counts")),
+				&key, calls))
+		goto out;
+	key = 1;
+	if (bpf_map_lookup_elem(bpf_map__fd(bpf_object__find_map_by_name(obj, "counts")),
+				&key, touches))
+		goto out;
+	printf("{");
+	print_array("calls", calls, ncpu);
+	printf(",");
+	print_array("touches", touches, ncpu);
+	printf(",\"misses\":%llu}\n", misses(obj));
+	err = 0;
+out:
+	for (int i = 0; i < nl; i++)
+		bpf_link__destroy(links[i]);
+	bpf_object__close(obj);
+	return err;
+}

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/stdout_check.h"
+
+static bool checked;
+static int first_errno;
+
+void stdout_check_note(int err)
+{
+	if (!first_errno)
+		first_errno = err;
+}
+
+int stdout_check(void)
+{
+	bool failed_before;
+	int rc;
+
+	if (checked)
+		return 0;
+	checked = true;
+	/*
+	 * An error from an earlier write stays in the stream's error flag;
+	 * the data still buffered then fails again, with its errno.
+	 */
+	failed_before = ferror(stdout);
+	errno = 0;
+	rc = fclose(stdout);
+	if (!rc && !failed_before)
+		return 0;
+	if (rc && errno == EBADF && !failed_before)
+		return 0;	/* closed by the command itself: nothing lost */
+	if (rc && errno && errno != EBADF)
+		stdout_check_note(errno);
+	if (first_errno)
+		fprintf(stderr, "bhscope: writing standard output: %s\n",
+			strerror(first_errno));
+	else
+		fprintf(stderr, "bhscope: writing standard output failed\n");
+	return -1;
+}
+
+static void check_at_exit(void)
+{
+	if (stdout_check())
+		_exit(1);
+}
+
+void stdout_check_at_exit(void)
+{
+	atexit(check_at_exit);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Standard output that could not be written is an error, for every command
+ * and for --help: `bhscope compare --csv a b > /dev/full` must not exit 0
+ * with an empty file. The check runs once, at the end (a full disk, a
+ * closed pipe, EIO), and says so in one line.
+ */
+#ifndef BHSCOPE_STDOUT_CHECK_H
+#define BHSCOPE_STDOUT_CHECK_H
+
+/*
+ * Registers the check at exit too, for paths that end in exit() (argp's
+ * --help, --usage and usage errors); it then turns status 0 into 1.
+ */
+void stdout_check_at_exit(void);
+
+/*
+ * Notes why a write to standard output failed (errno), for the one line at
+ * the end: the stream keeps only that it failed, not why.
+ */
+void stdout_check_note(int err);
+
+/*
+ * Flushes and closes standard output. Returns 0, or -1 after printing
+ * "bhscope: writing standard output: REASON" to stderr.
+ */
+int stdout_check(void);
+
+#endif /* BHSCOPE_STDOUT_CHECK_H */
