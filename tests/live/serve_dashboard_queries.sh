@@ -41,7 +41,8 @@ def query(expr):
         return json.load(r)["data"]["result"]
 
 def needs_lookups(expr):
-    return re.search(r"lru_lookups_total|lru_hit_slot|bhscope_lru_hit:|lru_whatif", expr)
+    return re.search(r"lru_lookups_total|lru_lost_lookups|lru_resyncs|lru_hit_slot|"
+                     r"bhscope_lru_hit:|lru_whatif", expr)
 
 failed = 0
 def report(name, expr):
