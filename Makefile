@@ -37,7 +37,7 @@ CFLAGS		+= -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(OUTPUT) \
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		   -Iinclude -Ibpf -Ivmlinux/$(ARCH)
 LDLIBS_BPF	:= -lbpf -lelf -lz
-LDLIBS		:= $(LDLIBS_BPF) -ljson-c -lmicrohttpd -lm -lpthread
+LDLIBS		:= $(LDLIBS_BPF) -ljson-c -lmicrohttpd -lzstd -lm -lpthread
 
 ifeq ($(V),1)
 Q =
@@ -85,7 +85,7 @@ DEPFLAGS	= -MMD -MP -MF $(@:.o=.d)
 .PHONY: all check demo deps clean install unit vmlinux bench man deb static \
 	fuzz fuzz-build
 
-all: $(OUTPUT)/bhscope $(OUTPUT)/bhbench
+all: $(OUTPUT)/bhscope $(OUTPUT)/bhbench $(OUTPUT)/lrutrace $(OUTPUT)/lrutrace-pump
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H)
 	$(call msg,BPF,$@)
@@ -109,11 +109,11 @@ $(CORE_LIB): $(CORE_OBJS) Makefile
 	$(Q)$(AR) rcs $@ $(CORE_OBJS)
 
 # Proof that the core needs neither libbpf nor libmicrohttpd: every object
-# in it links with the C library and json-c alone.
+# in it links with the C library, json-c and libzstd alone.
 $(OUTPUT)/core-links-alone: $(CORE_LIB)
 	$(call msg,CHECK,$@)
 	$(Q)echo 'int main(void) { return 0; }' | $(CC) -x c - -x none -Wl,--whole-archive \
-		$(CORE_LIB) -Wl,--no-whole-archive -ljson-c -lm -lpthread -o $@
+		$(CORE_LIB) -Wl,--no-whole-archive -ljson-c -lzstd -lm -lpthread -o $@
 
 $(OUTPUT)/bhscope: $(CMD_OBJS) $(KERNEL_OBJS) $(CORE_LIB)
 	$(call msg,LINK,$@)
@@ -128,10 +128,26 @@ $(OUTPUT)/bhbench: $(BENCH_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -ljson-c -lpthread -lm -o $@
 
+# Trace files for the bench and the tests (tools/lrutrace/lrutrace.c).
+$(OUTPUT)/lrutrace: tools/lrutrace/lrutrace.c $(CORE_LIB)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(CORE_LIB) -ljson-c -lzstd -lm -o $@
+
+# The --trace writer at a set lookup rate (tools/lrutrace/pump.c).
+$(OUTPUT)/lrutrace-pump.bpf.o: tools/lrutrace/pump.bpf.c $(VMLINUX_H)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $@.d -c $< -o $@
+
+$(OUTPUT)/lrutrace-pump: tools/lrutrace/pump.c $(OUTPUT)/lrutrace-pump.skel.h \
+		$(OUTPUT)/user/lru/lru_recorder.o $(CORE_LIB)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(OUTPUT)/user/lru/lru_recorder.o \
+		$(CORE_LIB) $(LDLIBS_BPF) -ljson-c -lzstd -lm -lpthread -o $@
+
 $(OUTPUT)/tests/%: tests/unit/%.c $(CORE_LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(CORE_LIB) -lcmocka -ljson-c -lm -lpthread -o $@
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(CORE_LIB) -lcmocka -ljson-c -lzstd -lm -lpthread -o $@
 
 unit: $(UNIT_BINS) $(OUTPUT)/core-links-alone
 
@@ -173,13 +189,13 @@ $(FUZZ_DIR)/fuzz_http: $(FUZZ_DIR)/obj/user/serve/serve_http.o
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_CORE_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) -MMD -MP -MF $@.d $< \
-		$(FUZZ_EXTRA_fuzz_$*) $(FUZZ_CORE_LIB) -ljson-c -lm -lpthread -o $@
+		$(FUZZ_EXTRA_fuzz_$*) $(FUZZ_CORE_LIB) -ljson-c -lzstd -lm -lpthread -o $@
 
 $(FUZZ_DIR)/tests/%: tests/unit/%.c $(FUZZ_CORE_LIB)
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SAN) -MMD -MP -MF $@.d $< $(FUZZ_CORE_LIB) \
-		-lcmocka -ljson-c -lm -lpthread -o $@
+		-lcmocka -ljson-c -lzstd -lm -lpthread -o $@
 
 fuzz-build: $(FUZZ_BINS) $(FUZZ_UNIT_BINS)
 

@@ -62,8 +62,12 @@ static const char lru_doc[] =
 	"re-read an LRU changed unseen and no miss not installed was found in "
 	"the ghost list; a lower bound after such a re-read; approximate after "
 	"such a miss. Each report says which (whatif_above).\n\n"
-	"--trace writes a binary file: a header, then 40-byte records (cpu, "
-	"dev, block, size, outcome, slot); see user/lru_trace.h.\n\n"
+	"--trace writes every lookup (CPU, device, block, size, time, outcome, "
+	"slot, and whether the page cache had it and the kernel put it at the "
+	"LRU's front) to a file, in zstd-compressed frames of delta-coded "
+	"columns: a few bytes a lookup (user/lru/lru_trace.h). A frame is "
+	"written at least every second, so a recording that is killed keeps "
+	"all but its last second.\n\n"
 	"Examples:\n"
 	"  bhscope lru                     # each second, until Ctrl-C\n"
 	"  bhscope lru -C -d ram0 5 3      # per CPU, ram0 only, three 5 s reports\n"
@@ -261,18 +265,21 @@ static int finish_trace(const struct lru_opts *o, struct lru_session *s,
 			struct lru_recorder *rec)
 {
 	uint64_t lost = events_lost(s);
-	uint64_t records = rec->w.h.records;
 	int err = lru_recorder_stop(rec, lost);
+	const struct lru_trace_writer *w = &rec->w;
 
 	if (err) {
 		fprintf(stderr, "bhscope: writing the trace %s failed: %s\n",
 			o->trace, strerror(-err));
 		return err;
 	}
-	fprintf(stderr, "bhscope: trace %s: %llu records, %llu events lost%s\n",
-		o->trace, (unsigned long long)records,
-		(unsigned long long)lost,
-		lost ? " (raise --trace-buffer; the replay is approximate beyond the LRU size)" : "");
+	fprintf(stderr, "bhscope: trace %s: %llu records (%llu lookups) in %llu bytes",
+		o->trace, (unsigned long long)w->h.records,
+		(unsigned long long)w->lookups, (unsigned long long)w->bytes);
+	if (w->lookups)
+		fprintf(stderr, ", %.2f a lookup", (double)w->bytes / w->lookups);
+	fprintf(stderr, "; %llu events lost%s\n", (unsigned long long)lost,
+		lost ? " (raise --trace-buffer; the replay restarts each CPU's model after a loss)" : "");
 	return 0;
 }
 
@@ -314,12 +321,18 @@ int cmd_lru(int argc, char **argv)
 	if (err)
 		goto out;
 	if (o.trace) {
-		err = lru_recorder_start(&rec, lru_events_fd(&s), o.trace,
-					 lru_session_lru_size(&s), s.nr_cpus,
-					 s.hooks.hook);
+		struct lru_trace_params tp = {
+			.lru_size = lru_session_lru_size(&s),
+			.nr_cpus = s.nr_cpus,
+			.hook = s.hooks.hook,
+			/* the probe sets LRU_EV_FOUND/FRONT on every lookup */
+			.raw_bits = true,
+		};
+
+		err = lru_recorder_start(&rec, lru_events_fd(&s), o.trace, &tp);
 		if (err) {
 			fprintf(stderr, "bhscope: cannot record to %s: %s\n",
-				o.trace, strerror(-err));
+				o.trace, lru_trace_create_strerror(err));
 			goto out;
 		}
 	}

@@ -1,39 +1,62 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bhscope simulate: replays a `bhscope lru --trace` file through an exact
- * per-CPU LRU model and prints the what-if curve, an offline check of the
- * live one (and a way to ask about sizes the live run did not track).
+ * bhscope simulate: replays a `bhscope lru --trace` file through an
+ * independent model of the kernel's buffer-head LRU (user/lru/lrusim.h),
+ * checks the live classification lookup by lookup, and prints the what-if
+ * curve with what is exact and what is bounded.
  */
 #include <argp.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "lib/cli.h"
 #include "commands.h"
-#include "lru/lru_curve.h"
-#include "lru/lru_report.h"
+#include "lib/cli.h"
+#include "lib/json_out.h"
 #include "lru/lru_trace.h"
 #include "lru/lrusim.h"
-#include "lib/json_out.h"
+#include "lru/lrusim_report.h"
 
-#define SIMULATE_JSON_SCHEMA "bhscope.simulate/1"
-
-enum { OPT_SIZES = 0x100 };
+enum { OPT_SIZES = 0x100, OPT_TIME };
 
 struct simulate_opts {
 	struct cli_common common;
 	const char *file;
 	int lo, hi;
+	bool time;
 };
 
 static const char simulate_doc[] =
-	"Replays a trace written by 'bhscope lru --trace FILE' through an exact "
-	"per-CPU model of the kernel's buffer-head LRU, and prints the hit ratio "
-	"each LRU size would have given (the what-if curve), in total and per "
-	"CPU. The model predicts every kernel outcome itself; 'desync' counts "
-	"the ones it got wrong, which a correct trace never has.\v"
+	"Replays a trace written by 'bhscope lru --trace FILE' (or - for "
+	"standard input; format 2, or 1 from older versions) through its own "
+	"per-CPU model of the kernel's buffer-head LRU, which predicts every "
+	"lookup's outcome at every LRU size from the key stream alone: the key, "
+	"whether the page cache had it and whether the kernel put it at the "
+	"front of its LRU, starting from the LRU contents the trace recorded. "
+	"It never takes the live classification as given: at the traced size "
+	"it compares its prediction with it, lookup by lookup, and prints how "
+	"many disagree.\n\n"
+	"Exact and bounded: sizes up to the traced LRU's are exact. Above it, a "
+	"lookup whose key the model's LRU of that size holds at depth d is a hit "
+	"there and moves to the front, whatever the kernel's LRU did (a miss not "
+	"installed, or absent, of a key deeper than the kernel's LRU is a hit in "
+	"a larger one: it would have held, and pinned, the buffer); a key it does "
+	"not hold is pushed at the front if the kernel installed it, and left "
+	"out if the kernel did not (lru_cache_disabled() and isolated CPUs skip "
+	"the install at any size). What the model cannot know it counts as "
+	"undecided, per size: after a snapshot of a full LRU (the trace's start, "
+	"lost events, an LRU changed unseen) a larger LRU held keys it has not "
+	"seen, until it has seen as many different keys installed as that size "
+	"has slots, or the LRU is emptied (an invalidation empties every size); and a miss not "
+	"installed or absent of a key it did not hold may have moved that key "
+	"to a larger LRU's front, until it is installed again. The curve gives "
+	"the model's ratio and, where it is not exact, the range the true ratio "
+	"lies in. Unsynced lookups are left out; after a restart or a gap a "
+	"CPU's model starts over, learning the LRU from the lookups until the "
+	"next snapshot, and leaves out a lookup it cannot yet tell a hit from "
+	"an install.\v"
 	"Examples:\n"
 	"  bhscope lru --trace lru.trace 10 1\n"
 	"  bhscope simulate lru.trace                 # sizes 1-64\n"
@@ -42,7 +65,9 @@ static const char simulate_doc[] =
 
 static const struct argp_option simulate_options[] = {
 	{ "sizes", OPT_SIZES, "A-B", 0,
-	  "LRU sizes to predict: A-B or N (default 1-64, up to 256)", 0 },
+	  "LRU sizes to show: A-B or N (default 1-64, up to 256)", 0 },
+	{ "time", OPT_TIME, NULL, 0,
+	  "Print on stderr how long the replay took, in lookups per second", 0 },
 	{ 0 },
 };
 
@@ -74,6 +99,9 @@ static error_t simulate_parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid --sizes '%s': want A-B or N, from 1 to %d",
 				   arg, BHSCOPE_LRU_DEPTH_MAX);
 		break;
+	case OPT_TIME:
+		o->time = true;
+		break;
 	case ARGP_KEY_ARG:
 		if (o->file)
 			argp_error(state, "unexpected argument '%s'", arg);
@@ -81,7 +109,7 @@ static error_t simulate_parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_END:
 		if (!o->file)
-			argp_error(state, "which trace? want FILE");
+			argp_error(state, "which trace? want FILE (or - for standard input)");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -102,17 +130,30 @@ static const struct argp simulate_argp = {
 	.children = simulate_children,
 };
 
+static double now_s(clockid_t clock)
+{
+	struct timespec t;
+
+	clock_gettime(clock, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
 static int replay(struct lru_trace_reader *r, struct lrusim *sim)
 {
 	struct lru_event e;
-	char why[256];
+	char why[512];
 	int n, err;
 
 	while ((n = lru_trace_next(r, &e, why, sizeof(why))) > 0) {
 		err = lrusim_feed(sim, &e);
+		if (err == -ENOMEM) {
+			fprintf(stderr, "bhscope: out of memory\n");
+			return err;
+		}
 		if (err) {
-			fprintf(stderr, "bhscope: record %llu of the trace is not valid: %s\n",
-				(unsigned long long)r->read, strerror(-err));
+			fprintf(stderr, "bhscope: %s: record %llu is not valid (CPU %u, outcome %u, LRU size %u)\n",
+				r->name, (unsigned long long)r->read - 1,
+				e.cpu, e.outcome, e.lru_size);
 			return err;
 		}
 	}
@@ -120,100 +161,20 @@ static int replay(struct lru_trace_reader *r, struct lrusim *sim)
 		fprintf(stderr, "bhscope: %s\n", why);
 		return -EIO;
 	}
+	if (r->truncated)
+		fprintf(stderr, "bhscope: %s\n", r->note);
 	return 0;
-}
-
-static void print_text(const struct simulate_opts *o,
-		       const struct lru_trace_reader *r, const struct lrusim *sim,
-		       const struct lru_dev_stats *total)
-{
-	struct lru_dev_stats *cpus = NULL;
-	double measured = lru_hit_ratio(total);
-
-	printf("trace %s: Linux %s, lookups from %s, LRU size %u\n", o->file,
-	       r->h.kernel, r->h.hook, r->h.lru_size);
-	printf("records %llu, lost %llu, model resets %llu, snapshots %llu, desync %llu\n",
-	       (unsigned long long)sim->records, (unsigned long long)r->h.lost,
-	       (unsigned long long)sim->resets,
-	       (unsigned long long)sim->snapshots,
-	       (unsigned long long)sim->desync);
-	printf("lookups %llu: hits %llu (%.2f%%), installed %llu, not installed %llu, absent %llu, evictions %llu, unsynced %llu\n",
-	       (unsigned long long)total->lookups,
-	       (unsigned long long)total->hits, 100.0 * measured,
-	       (unsigned long long)total->installed,
-	       (unsigned long long)total->not_installed,
-	       (unsigned long long)total->absent,
-	       (unsigned long long)total->evictions,
-	       (unsigned long long)total->unsynced);
-	if (o->common.per_cpu) {
-		cpus = calloc(sim->nr_cpus, sizeof(*cpus));
-		for (int c = 0; cpus && c < sim->nr_cpus; c++)
-			cpus[c] = sim->cpus[c].stats;
-	}
-	lru_curve_text(stdout, total, cpus, sim->nr_cpus, o->lo, o->hi,
-		       r->h.lru_size);
-	free(cpus);
-}
-
-static struct json_object *json_stats(const struct lru_dev_stats *s,
-				      const struct simulate_opts *o)
-{
-	struct json_object *j = json_object_new_object();
-	double ratio = lru_hit_ratio(s);
-
-	json_object_object_add(j, "lookups", json_object_new_uint64(s->lookups));
-	json_object_object_add(j, "hits", json_object_new_uint64(s->hits));
-	json_object_object_add(j, "hit_ratio", ratio == ratio ?
-			       json_object_new_double(ratio) : NULL);
-	json_object_object_add(j, "installed", json_object_new_uint64(s->installed));
-	json_object_object_add(j, "not_installed",
-			       json_object_new_uint64(s->not_installed));
-	json_object_object_add(j, "absent", json_object_new_uint64(s->absent));
-	json_object_object_add(j, "unsynced", json_object_new_uint64(s->unsynced));
-	json_object_object_add(j, "evictions", json_object_new_uint64(s->evictions));
-	json_object_object_add(j, "whatif", lru_curve_json(s, o->lo, o->hi));
-	return j;
-}
-
-static void print_json(const struct simulate_opts *o,
-		       const struct lru_trace_reader *r, const struct lrusim *sim,
-		       const struct lru_dev_stats *total)
-{
-	struct json_object *j = json_out_new(SIMULATE_JSON_SCHEMA), *cpus, *c;
-
-	json_object_object_add(j, "file", json_object_new_string(o->file));
-	json_object_object_add(j, "kernel", json_object_new_string(r->h.kernel));
-	json_object_object_add(j, "hook", json_object_new_string(r->h.hook));
-	json_object_object_add(j, "lru_size", json_object_new_int(r->h.lru_size));
-	json_object_object_add(j, "complete", json_object_new_boolean(
-				       r->h.flags & LRU_TRACE_COMPLETE));
-	json_object_object_add(j, "records", json_object_new_uint64(sim->records));
-	json_object_object_add(j, "lost", json_object_new_uint64(r->h.lost));
-	json_object_object_add(j, "gaps", json_object_new_uint64(sim->gaps));
-	json_object_object_add(j, "resets", json_object_new_uint64(sim->resets));
-	json_object_object_add(j, "snapshots", json_object_new_uint64(sim->snapshots));
-	json_object_object_add(j, "desync", json_object_new_uint64(sim->desync));
-	json_object_object_add(j, "total", json_stats(total, o));
-	if (o->common.per_cpu) {
-		cpus = json_object_new_array();
-		for (int i = 0; i < sim->nr_cpus; i++) {
-			c = json_stats(&sim->cpus[i].stats, o);
-			json_object_object_add(c, "cpu", json_object_new_int(i));
-			json_object_array_add(cpus, c);
-		}
-		json_object_object_add(j, "cpus", cpus);
-	}
-	json_out_print(stdout, j, JSON_OUT_LINE);
 }
 
 int cmd_simulate(int argc, char **argv)
 {
 	struct simulate_opts o = { .lo = 1, .hi = 64 };
 	struct lru_trace_reader r;
-	struct lru_dev_stats total;
+	struct lrusim_report rep;
 	struct lrusim sim;
+	double t0, c0;
 	char why[512];
-	int err;
+	int err, depth;
 
 	cli_common_init(&o.common);
 	if (argp_parse(&simulate_argp, argc, argv, 0, NULL, &o))
@@ -224,24 +185,48 @@ int cmd_simulate(int argc, char **argv)
 	}
 	if (!(r.h.flags & LRU_TRACE_COMPLETE))
 		fprintf(stderr, "bhscope: %s: the recording did not end cleanly; replaying the records it has\n",
-			o.file);
-	err = lrusim_init(&sim, o.hi, r.h.lru_size, o.common.kdev);
+			r.name);
+	/* every traced size is compared, however few sizes are shown */
+	depth = o.hi > BHSCOPE_LRU_SLOTS_MAX ? o.hi : BHSCOPE_LRU_SLOTS_MAX;
+	err = lrusim_init(&sim, depth, r.h.nr_cpus, o.common.kdev,
+			  r.h.flags & LRU_TRACE_RAW_BITS);
 	if (err) {
-		fprintf(stderr, "bhscope: %s: LRU size %u is beyond what the model handles\n",
-			o.file, r.h.lru_size);
+		fprintf(stderr, "bhscope: out of memory\n");
 		lru_trace_close(&r);
 		return 1;
 	}
+	t0 = now_s(CLOCK_MONOTONIC);
+	c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
 	err = replay(&r, &sim);
+	if (!err && o.time) {
+		struct lrusim_figures f;
+		double s = now_s(CLOCK_MONOTONIC) - t0;
+		double cpu = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+
+		lrusim_total(&sim, &f);
+		fprintf(stderr, "bhscope: replayed %llu records (%llu lookups, sizes 1-%d) in %.3f s, %.3f s of CPU: %.0f lookups/s, %.0f a CPU second\n",
+			(unsigned long long)sim.records,
+			(unsigned long long)f.lookups, depth, s, cpu,
+			s > 0 ? f.lookups / s : 0, cpu > 0 ? f.lookups / cpu : 0);
+	}
 	if (!err) {
-		lrusim_total(&sim, &total);
-		if (o.common.json)
-			print_json(&o, &r, &sim, &total);
-		else
-			print_text(&o, &r, &sim, &total);
-		if (sim.desync)
-			fprintf(stderr, "bhscope: the model disagreed with %llu kernel outcomes (events lost, or a tracer bug)\n",
-				(unsigned long long)sim.desync);
+		rep = (struct lrusim_report){
+			.file = r.name, .h = &r.h, .truncated = r.truncated,
+			.sim = &sim, .lo = o.lo, .hi = o.hi,
+			.per_cpu = o.common.per_cpu,
+		};
+		if (o.common.json) {
+			if (json_out_print(stdout, lrusim_report_json(&rep),
+					   JSON_OUT_LINE))
+				err = -errno;
+		} else {
+			lrusim_report_text(stdout, &rep);
+			if (fflush(stdout) || ferror(stdout))
+				err = -errno ?: -EIO;
+		}
+		if (err)
+			fprintf(stderr, "bhscope: writing the output failed: %s\n",
+				strerror(-err));
 	}
 	lrusim_free(&sim);
 	lru_trace_close(&r);

@@ -3,7 +3,7 @@
  * The BPF ghost list (bpf/lru_ghost.bpf.h, compiled here as plain C) and
  * the claim the live what-if curve rests on: a real LRU of N slots plus the
  * ghost list of its evictions gives every lookup the same stack distance as
- * one exact LRU stack (the offline model, user/lrusim.c).
+ * one exact LRU stack (the offline model, user/lru/lrusim.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -167,19 +167,25 @@ static void live_ghost_matches_exact_stack(void **state)
 	struct lru_dev_stats live = {};
 	struct kernel_lru l = { .n = N };
 	struct lrusim sim;
+	struct lru_event e = { .slot = -1, .lru_size = N, .outcome = LRU_SNAPSHOT };
+	uint64_t hits[BHSCOPE_LRU_SLOTS_MAX], lo[BHSCOPE_LRU_SLOTS_MAX],
+		 hi[BHSCOPE_LRU_SLOTS_MAX], below = 0;
 	unsigned int seed = 42;
 	uint64_t ghost_hits = 0;
 
 	(void)state;
-	assert_int_equal(lrusim_init(&sim, W, N, 0), 0);
+	assert_int_equal(lrusim_init(&sim, BHSCOPE_LRU_SLOTS_MAX, 1, 0, true), 0);
+	/* the replay starts from the kernel's LRU: empty */
+	assert_int_equal(lrusim_feed(&sim, &e), 0);
 	for (int i = 0; i < LOOKUPS; i++) {
 		struct lru_key k = key(next_block(&seed, i)), victim;
-		struct lru_event e = {
-			.block = k.block, .dev = k.dev, .size = k.size,
-			.lru_size = N, .slot = -1,
-		};
 		int slot = kernel_lookup(&l, &k), depth;
 
+		e = (struct lru_event){
+			.block = k.block, .dev = k.dev, .size = k.size,
+			.lru_size = N, .slot = -1,
+			.flags = LRU_EV_FOUND | LRU_EV_FRONT,
+		};
 		/* What bpf/lru.bpf.c does with the lookup... */
 		if (slot >= 0) {
 			live.hits++;
@@ -198,10 +204,14 @@ static void live_ghost_matches_exact_stack(void **state)
 		/* ...and what the offline model makes of its record. */
 		assert_int_equal(lrusim_feed(&sim, &e), 0);
 	}
-	assert_int_equal(sim.desync, 0);
+	assert_int_equal(lrusim_disagreements(lrusim_cpu(&sim, 0)), 0);
 	assert_filter_counts_ring(&g);
+	lrusim_curve(lrusim_cpu(&sim, 0), W, hits, lo, hi);
 	for (int d = 0; d < W; d++) {
-		assert_int_equal(live.dist[d], sim.cpus[0].stats.dist[d]);
+		below += live.dist[d];
+		/* hits at size d + 1: every distance below it */
+		assert_int_equal(hits[d], below);
+		assert_int_equal(lo[d], hi[d]);
 		ghost_hits += d >= N ? live.dist[d] : 0;
 	}
 	/* The stream exercised hits, ghost hits and misses beyond W. */

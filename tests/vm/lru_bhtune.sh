@@ -57,10 +57,7 @@ lru_check "what-if: 0 below 6, 6/24 from 6 to 17, 1 (but the first pass) from 18
 	 ([.whatif.hit_ratio[17:][] >= ($PASSES - 1) / $PASSES - 1e-6] | all)" "$cpu"
 
 "$LRU_BHSCOPE" simulate lru.trace --sizes 1-32 -C -d $LRU_DEV -j >sim.json
-sim=$(jq -c ".cpus[] | select(.cpu == $LRU_CPU)" sim.json)
-lru_check "the replay lost nothing and never disagreed" \
-	'.lost == 0 and .desync == 0 and .lru_size == 8' "$(cat sim.json)"
-both=$(jq -c -n --argjson a "$cpu" --argjson b "$sim" \
-	'{live: $a.whatif.hit_ratio, sim: $b.whatif.hit_ratio}')
-lru_check "live and offline what-if agree within 1 pp at every size" \
-	'[range(0; 32) as $i | ((.live[$i] - .sim[$i]) | fabs) < 0.01] | all' "$both"
+lru_check "the replay modelled bhtune's LRU size" '.lru_size == 8' "$(cat sim.json)"
+# bhtune's tracepoints give no snapshot of the module's LRU: the replay
+# learns it from the first 8 keys it sees at the front.
+lru_replay_check sim.json "$cpu" 8

@@ -38,12 +38,4 @@ lru_check "what-if is the measured ratio or better from size $K to 64" \
 
 "$LRU_BHSCOPE" simulate lru.trace --sizes 1-64 -C -d $LRU_DEV -j >sim.json
 "$LRU_BHSCOPE" simulate lru.trace --sizes 1-64 -d $LRU_DEV
-sim=$(jq -c ".cpus[] | select(.cpu == $LRU_CPU)" sim.json)
-lru_check "the trace lost nothing and the model never disagreed" \
-	".lost == 0 and .desync == 0" "$(cat sim.json)"
-lru_check "the simulation saw the same lookups and hits" \
-	".lookups == $want and .hits == $(jq .hits <<<"$cpu")" "$sim"
-both=$(jq -c -n --argjson a "$cpu" --argjson b "$sim" \
-	'{live: $a.whatif.hit_ratio, sim: $b.whatif.hit_ratio}')
-lru_check "live and offline what-if agree within 1 pp at every size" \
-	'[range(0; 64) as $i | ((.live[$i] - .sim[$i]) | fabs) < 0.01] | all' "$both"
+lru_replay_check sim.json "$cpu"

@@ -7,19 +7,26 @@
 #   2. bhscope lru (+ --whatif 64) vs bpftrace vs untraced, in a VM bench
 #      guest (tools/bench/vm/, bench_lru.py), when QEMU is installed
 #   3. the bhscope serve soak (serve-soak.sh, 10 min)
+#   4. trace: bhscope lru --trace's bytes a lookup on the LRU workloads and
+#      its writer at 1,000,000 lookups/s, in a VM bench guest (1 vCPU;
+#      tools/bench/vm-trace/, bench_trace.py); keeps the traces in
+#      $BHSCOPE_CACHE/traces/ for part 5
+#   5. simulate: bhscope simulate's lookups/s on this machine, from those
+#      traces (bench_simulate.py; boots no guest once they are cached)
 #
 # BENCH_SMOKE=1       one short repeat of each, a 60 s soak (a few minutes)
 # BENCH_VM_KERNELS    guests for part 2 (default 6.1; "6.1 6.12" for both)
 # BENCH_REPS          interleaved repeats in the guest (default 7)
-# BENCH_PARTS         which parts, of "jbd2 lru soak" (default: all three)
+# BENCH_PARTS         which parts, of "jbd2 lru soak trace simulate" (default:
+#                     all)
 # BENCH_ICOUNT        the LRU guest's -icount shift (default 0: its clock
 #                     counts instructions); empty: the host's wall clock
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-parts=" ${BENCH_PARTS:-jbd2 lru soak} "
+parts=" ${BENCH_PARTS:-jbd2 lru soak trace simulate} "
 for p in $parts; do
-	[[ $p == @(jbd2|lru|soak) ]] || { echo "bench: unknown part '$p' in BENCH_PARTS (jbd2, lru, soak)" >&2; exit 2; }
+	[[ $p == @(jbd2|lru|soak|trace|simulate) ]] || { echo "bench: unknown part '$p' in BENCH_PARTS (jbd2, lru, soak, trace, simulate)" >&2; exit 2; }
 done
 want() { [[ $parts == *" $1 "* ]]; }
 
@@ -31,11 +38,13 @@ rm -f "$out"/summary.json
 want jbd2 && rm -f "$out"/jbd2.json
 want lru && rm -f "$out"/lru-*.json
 want soak && rm -f "$out"/serve-soak.json
+want trace && rm -f "$out"/trace-*.json
+want simulate && rm -f "$out"/simulate.json
 smoke=()
 [[ ${BENCH_SMOKE:-0} == 1 ]] && smoke=(--smoke)
 rc=0
 
-echo "== bench 1/3: jbd2, on this machine"
+echo "== bench 1/5: jbd2, on this machine"
 if want jbd2; then
 	python3 tools/bench/bench_jbd2.py "${smoke[@]}" || rc=1
 else
@@ -43,7 +52,7 @@ else
 fi
 
 echo
-echo "== bench 2/3: buffer-head LRU, in the VM bench"
+echo "== bench 2/5: buffer-head LRU, in the VM bench"
 if ! want lru; then
 	echo "skipped (BENCH_PARTS)"
 elif command -v qemu-system-x86_64 >/dev/null; then
@@ -78,7 +87,7 @@ else
 fi
 
 echo
-echo "== bench 3/3: bhscope serve soak"
+echo "== bench 3/5: bhscope serve soak"
 soak=0
 if want soak; then
 	tools/bench/serve-soak.sh || soak=$?
@@ -86,6 +95,43 @@ else
 	echo "skipped (BENCH_PARTS)"
 fi
 ((soak == 0 || soak == 77)) || rc=1
+
+echo
+echo "== bench 4/5: trace writer, in the VM bench"
+trace_series=${BENCH_VM_KERNELS:-6.1}
+trace_series=${trace_series%% *}
+cached=${BHSCOPE_CACHE:-/var/cache/bhscope}/traces/$trace_series/create.trace
+# The simulate part needs recorded traces: a first run records them.
+if want trace || { want simulate && [[ ! -f $cached ]]; }; then
+	if command -v qemu-system-x86_64 >/dev/null; then
+		timeout=3600
+		[[ ${BENCH_SMOKE:-0} == 1 ]] && timeout=900
+		# One vCPU whose clock counts instructions, as in part 2 (with
+		# two, such a guest did not boot within 10 minutes): the writer
+		# thread shares it with the lookups, the harder case.
+		VM_SUITE=tools/bench/vm-trace VM_KERNELS=$trace_series VM_TESTS='' \
+			VM_VARIANTS=default \
+			VM_ICOUNT=${BENCH_ICOUNT-0} VM_CPUS=1 VM_SMP_LIST="" \
+			VM_TEST_TIMEOUT=$timeout VM_IDLE_TIMEOUT=600 \
+			VM_TIMEOUT=$((timeout + 300)) tools/vm/vmcheck.sh || rc=1
+		python3 tools/bench/bench_trace.py --series "$trace_series" \
+			--collect "build/vm/$trace_series/export/record" || rc=1
+	else
+		echo "bench: qemu-system-x86_64 is not installed (make deps): no traces recorded"
+	fi
+else
+	echo "skipped (BENCH_PARTS)"
+fi
+
+echo
+echo "== bench 5/5: simulate, on this machine"
+if want simulate; then
+	sim=0
+	python3 tools/bench/bench_simulate.py --series "$trace_series" "${smoke[@]}" || sim=$?
+	((sim == 0 || sim == 77)) || rc=1
+else
+	echo "skipped (BENCH_PARTS)"
+fi
 
 echo
 python3 tools/bench/summary.py "$out"

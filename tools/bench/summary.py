@@ -50,6 +50,14 @@ def main():
     if os.path.exists(path):
         with open(path) as f:
             soak = json.load(f)
+    traces, sim = [], None
+    for path in sorted(glob.glob(os.path.join(d, "trace-*.json"))):
+        with open(path) as f:
+            traces.append(json.load(f))
+    path = os.path.join(d, "simulate.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            sim = json.load(f)
 
     print("make bench: traced / untraced ops/s (medians of interleaved repeats), "
           "BPF ns per event, bhscope / bpftrace")
@@ -72,10 +80,32 @@ def main():
         print(f"serve soak: {soak['duration_s']} s, {soak['scrapes']} scrapes, "
               f"{soak['failed']} failed, RSS {soak['rss_kib']['after_1min']} -> "
               f"{soak['rss_kib']['end']} KiB, scrape p99 {soak['scrape_ms']['p99']} ms")
+    for t in traces:
+        for w in t["workloads"].values():
+            print(f"trace {t.get('kernel')} VM: {w['title']}: {w['bytes_per_lookup']:.2f} "
+                  f"bytes a lookup, {w['events_lost']} events lost")
+        p = t.get("pump")
+        if p:
+            print(f"trace writer {t.get('kernel')} VM: {p['achieved_per_s']:.0f} lookups/s, "
+                  f"{p['lost']} lost, {p['writer_ns_per_record']:.0f} ns a record")
+        targets += [dict(x, kernel=t.get("kernel")) for x in t["targets"]]
+    if sim:
+        for w in sim["workloads"].values():
+            m = w["format2"]
+            print(f"simulate host: {w['title']}: {m['lookups_per_cpu_s'] / 1e6:.1f} M "
+                  f"lookups/s, {m['ratio_to_target']:.2f} x the target "
+                  f"({sim['target_lookups_per_s'] / 1e6:.0f} M/s), format 1 "
+                  f"{w['format1']['lookups_per_cpu_s'] / 1e6:.1f} M/s")
+        targets += [dict(x, kernel="host") for x in sim["targets"]]
+    if traces or sim:
+        for t in targets[len(targets) - sum(len(x["targets"]) for x in traces)
+                         - (len(sim["targets"]) if sim else 0):]:
+            print(f"  {'met   ' if t['met'] else 'MISSED'} {t['kernel']}: {t['target']}")
     out = os.path.join(d, "summary.json")
     with open(out, "w") as f:
         json.dump({"schema": "bhscope.bench-summary/1", "rows": rows,
-                   "targets": targets, "serve_soak": soak}, f, indent=1)
+                   "targets": targets, "serve_soak": soak, "traces": traces,
+                   "simulate": sim}, f, indent=1)
     print(f"results: {out}")
 
 

@@ -7,13 +7,12 @@
 #   make vmlint               shellcheck the bench and the guest tests
 #
 # Variables (environment or make command line), see tools/vm/README.md:
-# VM_KERNELS VM_CPUS VM_MEM VM_SMP_LIST VM_TIMEOUT VM_IDLE_TIMEOUT
+# VM_GUESTS VM_KERNELS VM_VARIANTS VM_JOBS VM_CPUS VM_MEM VM_SMP_LIST VM_TIMEOUT VM_IDLE_TIMEOUT
 # VM_TEST_TIMEOUT VM_TESTS VM_SUITE VM_MODULES BHSCOPE_CACHE KERNEL
 # VM_TCG_THREAD VM_ICOUNT VM_APPEND
 
-VM_KERNELS	?= 6.1 6.12
 KERNEL		?= 6.1
-export VM_KERNELS VM_CPUS VM_MEM VM_SMP_LIST VM_TIMEOUT VM_IDLE_TIMEOUT VM_SUITE \
+export VM_GUESTS VM_KERNELS VM_VARIANTS VM_JOBS VM_CPUS VM_MEM VM_SMP_LIST VM_TIMEOUT VM_IDLE_TIMEOUT VM_SUITE \
 	VM_TEST_TIMEOUT VM_TESTS VM_MODULES BHSCOPE_CACHE VM_TCG_THREAD VM_ICOUNT VM_APPEND
 
 # Guest tests run the project's binaries from build/: build them first when
@@ -31,7 +30,7 @@ vmshell: $(VM_BUILD_FIRST)
 	@tools/vm/vmshell.sh $(KERNEL)
 
 vmfetch:
-	@for s in $(VM_KERNELS); do tools/vm/kernel-fetch.sh $$s || exit 1; done
+	@for s in $(or $(VM_KERNELS),6.1 6.12 6.1-cloud); do tools/vm/kernel-fetch.sh $$s || exit 1; done
 
 vmlint:
 	@tools/vm/vmcheck.sh --lint-only

@@ -7,7 +7,6 @@ set -euo pipefail
 # shellcheck source=tools/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-VM_KERNELS=${VM_KERNELS:-6.1 6.12}
 VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-300}
 VM_IDLE_TIMEOUT=${VM_IDLE_TIMEOUT:-$((VM_TEST_TIMEOUT + 60))}
 VM_TIMEOUT=${VM_TIMEOUT:-3600}
@@ -167,18 +166,30 @@ boot_guest() {
 # 6.1+full. Tests run on every default guest; a test also runs on the
 # other guests when its head says so ("# vm-also: full"), or when
 # VM_TESTS names it.
-VM_VARIANTS=${VM_VARIANTS:-default full}
+# VM_GUESTS names them outright; given VM_KERNELS or VM_VARIANTS instead,
+# every series boots in every variant.
+VM_DEFAULT_GUESTS="6.1 6.12 6.1+full 6.12+full 6.1-cloud"
 # Guests at once: QEMU's single-threaded TCG keeps one host core busy each.
 VM_JOBS=${VM_JOBS:-$(($(nproc) < 2 ? 1 : 2))}
 guests=()
-for s in $VM_KERNELS; do
-	for v in $VM_VARIANTS; do
-		case $v in
-		default) guests+=("$s") ;;
-		full) guests+=("$s+full") ;;
-		*) vm_die "VM_VARIANTS: unknown variant '$v' (default, full)" ;;
-		esac
+if [[ -n ${VM_GUESTS:-} ]]; then
+	read -ra guests <<<"$VM_GUESTS"
+elif [[ -z ${VM_KERNELS:-} && -z ${VM_VARIANTS:-} ]]; then
+	read -ra guests <<<"$VM_DEFAULT_GUESTS"
+else
+	for s in ${VM_KERNELS:-6.1 6.12}; do
+		for v in ${VM_VARIANTS:-default full}; do
+			case $v in
+			default) guests+=("$s") ;;
+			full) guests+=("$s+full") ;;
+			*) vm_die "VM_VARIANTS: unknown variant '$v' (default, full)" ;;
+			esac
+		done
 	done
+fi
+for g in "${guests[@]}"; do
+	[[ $g =~ ^[0-9]+\.[0-9]+(-[a-z]+)?(\+full)?$ ]] ||
+		vm_die "bad guest '$g' (SERIES[-FLAVOUR][+full], e.g. 6.1, 6.1+full, 6.1-cloud)"
 done
 durations=$REPO/build/vm/durations
 

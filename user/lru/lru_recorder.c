@@ -2,11 +2,22 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "lru/lru_recorder.h"
 
 /* How long a poll may wait before the thread looks at the stop flag. */
 #define POLL_MS 100
+/* A frame at least this often, so that a killed recording loses little. */
+#define FLUSH_NS 1000000000ULL
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
 
 static int on_event(void *ctx, void *data, size_t size)
 {
@@ -21,24 +32,31 @@ static int on_event(void *ctx, void *data, size_t size)
 static void *drain(void *arg)
 {
 	struct lru_recorder *r = arg;
+	uint64_t now;
 	int err;
 
 	while (!atomic_load(&r->stop) && !r->err) {
 		err = ring_buffer__poll(r->rb, POLL_MS);
 		if (err < 0 && err != -EINTR && !r->err)
 			r->err = err;
+		now = now_ns();
+		if (now - r->flushed_ns >= FLUSH_NS) {
+			err = lru_trace_flush(&r->w);
+			if (err && !r->err)
+				r->err = err;
+			r->flushed_ns = now;
+		}
 	}
 	return NULL;
 }
 
 int lru_recorder_start(struct lru_recorder *r, int ringbuf_fd,
-		       const char *path, int lru_size, int nr_cpus,
-		       const char *hook)
+		       const char *path, const struct lru_trace_params *p)
 {
 	int err;
 
 	memset(r, 0, sizeof(*r));
-	err = lru_trace_create(&r->w, path, lru_size, nr_cpus, hook);
+	err = lru_trace_create(&r->w, path, p);
 	if (err)
 		return err;
 	r->rb = ring_buffer__new(ringbuf_fd, on_event, r, NULL);
@@ -47,6 +65,7 @@ int lru_recorder_start(struct lru_recorder *r, int ringbuf_fd,
 		goto fail;
 	}
 	atomic_init(&r->stop, false);
+	r->flushed_ns = now_ns();
 	err = -pthread_create(&r->thread, NULL, drain, r);
 	if (err)
 		goto fail;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * --trace: a thread that drains the lookup ring buffer into a trace file
- * (user/lru_trace.h) while the main thread prints the intervals.
+ * (user/lru/lru_trace.h) while the main thread prints the intervals. It
+ * writes a frame at least every second, so a recording killed loses at
+ * most the last second.
  */
 #ifndef BHSCOPE_LRU_RECORDER_H
 #define BHSCOPE_LRU_RECORDER_H
@@ -22,12 +24,16 @@ struct lru_recorder {
 	atomic_bool stop;
 	int err;		/* the first error, negative errno */
 	bool started;
+	uint64_t flushed_ns;	/* CLOCK_MONOTONIC of the last frame */
 };
 
-/* Creates path and starts draining the ring buffer map ringbuf_fd into it. */
+/*
+ * Creates path and starts draining the ring buffer map ringbuf_fd into
+ * it. Returns 0 or a negative errno (lru_trace_create_strerror() words
+ * the file's).
+ */
 int lru_recorder_start(struct lru_recorder *r, int ringbuf_fd,
-		       const char *path, int lru_size, int nr_cpus,
-		       const char *hook);
+		       const char *path, const struct lru_trace_params *p);
 
 /*
  * Drains what is left, writes the final header (lost: events the BPF side

@@ -125,3 +125,29 @@ lru_check() {
 		exit 1
 	fi
 }
+
+# lru_replay_check SIM.JSON LIVE_CPU_JSON [LEARNED]: the independent replay
+# (bhscope simulate -C -j, in SIM.JSON) of the trace a live run wrote,
+# against that run's figures for $LRU_CPU (LIVE_CPU_JSON): nothing lost,
+# no lookup the two classify differently, the same lookups classified (but
+# at most LEARNED the replay could not, learning an LRU no snapshot gave
+# it), and the same what-if curve: at every size the same number of hits.
+# The replay shares no code with the probe: it predicts each lookup from
+# its key and the kernel's raw bits.
+lru_replay_check() {
+	local file=$1 live=$2 learned=${3:-0} sim both
+	sim=$(jq -c ".cpus[] | select(.cpu == $LRU_CPU)" "$file")
+	lru_check "the trace lost nothing; live and the replay disagree on no lookup" \
+		'.lost == 0 and .disagreements == 0' "$(cat "$file")"
+	lru_check "the replay classified the same lookups, with the same hits" \
+		".lookups == $(jq .lookups <<<"$live") and .hits == $(jq .hits <<<"$live") and
+		 .compare.live_unsynced_model_classified == 0 and
+		 .compare.model_unsynced_live_classified <= $learned" "$sim"
+	both=$(jq -c -n --argjson a "$live" --argjson b "$sim" '
+		def classified: .hits + .installed + .not_installed + .absent;
+		($a | classified) as $la | ($b | classified) as $lb |
+		{live: [$a.whatif.hit_ratio[] * $la | round],
+		 sim: [$b.whatif.hit_ratio[0:($a.whatif.hit_ratio | length)][] * $lb | round]}')
+	lru_check "live and replay: the same hits at every what-if size" \
+		'.live == .sim' "$both"
+}
