@@ -6,7 +6,7 @@
 # bhtune against Debian's 6.1 and 6.12 headers (the VM bench's cache) with
 # klp-fixup's livepatch relocations intact, and an existing bhtune guest
 # test loads the DKMS-built modules. Everything installed is removed.
-# vm-kernels: DEB_VM_KERNELS (default 6.1) for the guest part; empty skips.
+# DEB_VM_GUESTS (default 6.1): the guests of the last part; empty skips it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib/common.sh
@@ -120,15 +120,15 @@ done
 took "dkms builds"
 
 # An existing bhtune guest test loads what DKMS built.
-vm_kernels=${DEB_VM_KERNELS-6.1}
+vm_kernels=${DEB_VM_GUESTS-6.1}
 if [[ -z $vm_kernels ]]; then
-	echo "SKIP: $TEST_NAME/guest_loads_the_dkms_modules: DEB_VM_KERNELS is empty"
+	echo "SKIP: $TEST_NAME/guest_loads_the_dkms_modules: DEB_VM_GUESTS is empty"
 elif ! command -v qemu-system-x86_64 > /dev/null; then
 	echo "SKIP: $TEST_NAME/guest_loads_the_dkms_modules: qemu-system-x86_64 is not installed"
 else
 	rc=0
-	make -s --no-print-directory vmcheck VM_KERNELS="$vm_kernels" \
-		VM_VARIANTS=default VM_TESTS=60-bhtune-params-refused BHTUNE_KO_DIR="$ko_dir" \
+	make -s --no-print-directory vmcheck VM_GUESTS="$vm_kernels" \
+		VM_TESTS=60-bhtune-params-refused BHTUNE_KO_DIR="$ko_dir" \
 		> "$ko_dir/vm.log" 2>&1 || rc=$?
 	sed 's/^/  vm: /' "$ko_dir/vm.log" | grep -E 'PASS|FAIL|SKIP' || true
 	for series in $vm_kernels; do
