@@ -10,11 +10,17 @@
 #   make fuzz       run each libFuzzer target for FUZZ_S seconds (default 60;
 #                   tests/fuzz/, tools/fuzz/run.sh)
 #   make deps       install the Debian packages the above need
+#   make install    PREFIX=/usr DESTDIR=...: binaries, man pages, completion,
+#                   the systemd unit, dashboards
+#   make deb        build/deb/*.deb: bhscope and bhtune-dkms (debian/)
+#   make static     build/static/bhscope, every library linked in
 #   make V=1 ...    show the full commands
 
 OUTPUT		?= build
 PREFIX		?= /usr/local
 DESTDIR		?=
+SYSCONFDIR	?= /etc
+UNITDIR		?= $(PREFIX)/lib/systemd/system
 ARCH		:= x86
 VERSION		:= 0.1
 
@@ -67,13 +73,17 @@ BENCH_SRCS	:= $(wildcard tools/bhbench/*.c)
 BENCH_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(BENCH_SRCS))
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+# man/NAME.SECTION.scd -> build/man/NAME.SECTION (scdoc)
+MAN_SRCS	:= $(wildcard man/*.scd)
+MAN_PAGES	:= $(patsubst man/%.scd,$(OUTPUT)/man/%,$(MAN_SRCS))
 # Every object records the headers it included (-MMD -MP): a header change
 # rebuilds exactly its users.
 DEPFLAGS	= -MMD -MP -MF $(@:.o=.d)
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check demo deps clean install unit vmlinux bench fuzz fuzz-build
+.PHONY: all check demo deps clean install unit vmlinux bench man deb static \
+	fuzz fuzz-build
 
 all: $(OUTPUT)/bhscope $(OUTPUT)/bhbench $(OUTPUT)/lrutrace $(OUTPUT)/lrutrace-pump
 
@@ -91,7 +101,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 $(OUTPUT)/user/%.o: user/%.c | $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(CORE_LIB): $(CORE_OBJS) Makefile
 	$(call msg,AR,$@)
@@ -107,16 +117,16 @@ $(OUTPUT)/core-links-alone: $(CORE_LIB)
 
 $(OUTPUT)/bhscope: $(CMD_OBJS) $(KERNEL_OBJS) $(CORE_LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(OUTPUT)/tools/bhbench/%.o: tools/bhbench/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(OUTPUT)/bhbench: $(BENCH_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -ljson-c -lpthread -lm -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -ljson-c -lpthread -lm -o $@
 
 # Trace files for the bench and the tests (tools/lrutrace/lrutrace.c).
 $(OUTPUT)/lrutrace: tools/lrutrace/lrutrace.c $(CORE_LIB)
@@ -140,6 +150,13 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(CORE_LIB)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(CORE_LIB) -lcmocka -ljson-c -lzstd -lm -lpthread -o $@
 
 unit: $(UNIT_BINS) $(OUTPUT)/core-links-alone
+
+$(OUTPUT)/man/%: man/%.scd
+	$(call msg,SCDOC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)scdoc < $< > $@
+
+man: $(MAN_PAGES)
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c) and the unit tests again, built
 # with clang and AddressSanitizer + UBSan from the sources of
@@ -209,10 +226,49 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tools/bench/run.sh
 
-install: all
-	$(call msg,INSTALL,$(DESTDIR)$(PREFIX)/sbin)
-	$(Q)install -d $(DESTDIR)$(PREFIX)/sbin
-	$(Q)install -m 0755 $(OUTPUT)/bhscope $(OUTPUT)/bhbench $(DESTDIR)$(PREFIX)/sbin/
+install: all man
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -D -m 0755 $(OUTPUT)/bhscope $(DESTDIR)$(PREFIX)/sbin/bhscope
+	$(Q)install -D -m 0755 $(OUTPUT)/bhbench $(DESTDIR)$(PREFIX)/bin/bhbench
+	$(Q)for m in $(MAN_PAGES); do \
+		install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man$${m##*.}/$${m##*/} || exit 1; done
+	$(Q)install -D -m 0644 completion/bhscope \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bhscope
+	$(Q)install -d $(DESTDIR)$(UNITDIR)
+	$(Q)sed 's|/usr/sbin/|$(PREFIX)/sbin/|' tools/systemd/bhscope.service \
+		> $(DESTDIR)$(UNITDIR)/bhscope.service
+	$(Q)install -D -m 0644 tools/systemd/bhscope.default $(DESTDIR)$(SYSCONFDIR)/default/bhscope
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/bhscope/grafana contrib/grafana/*.json
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/bhscope/prometheus contrib/prometheus/*.rules.yml
+
+# One bhscope with libbpf, libelf, zlib, zstd, json-c and libmicrohttpd
+# linked in, for hosts of other distributions. libmicrohttpd comes from
+# Debian's source without HTTPS (tools/microhttpd-static.sh says why). glibc
+# is static too: --listen takes numeric addresses there (no NSS).
+STATIC_MHD	:= $(OUTPUT)/static/microhttpd
+
+$(STATIC_MHD)/lib/libmicrohttpd.a:
+	$(call msg,BUILD,$@)
+	$(Q)tools/microhttpd-static.sh $(STATIC_MHD)
+
+$(OUTPUT)/static/bhscope: $(CMD_OBJS) $(KERNEL_OBJS) $(CORE_LIB) $(STATIC_MHD)/lib/libmicrohttpd.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -static -Wl,--no-warnings $(CMD_OBJS) $(KERNEL_OBJS) $(CORE_LIB) \
+		-L$(STATIC_MHD)/lib $(LDLIBS_BPF) -lzstd -ljson-c -lmicrohttpd -lm -lpthread -o $@
+
+static: $(OUTPUT)/static/bhscope
+
+# The packages are built from a copy of the tracked files, so that the
+# .debs land in build/deb and the tree stays as it is.
+deb:
+	$(call msg,DEB,$(OUTPUT)/deb)
+	$(Q)rm -rf $(OUTPUT)/deb && mkdir -p $(OUTPUT)/deb/src
+	$(Q)git ls-files -z -co --exclude-standard | xargs -0 sh -c 'for f; do \
+		if [ -e "$$f" ] || [ -L "$$f" ]; then cp -P --parents "$$f" "$$0" || exit 1; fi; \
+		done' $(abspath $(OUTPUT))/deb/src
+	$(Q)cd $(OUTPUT)/deb/src && dpkg-buildpackage -b -us -uc > ../build.log 2>&1 || \
+		{ tail -n 40 ../build.log; echo "bhscope: dpkg-buildpackage failed; log in $(OUTPUT)/deb/build.log" >&2; exit 1; }
+	$(Q)ls $(OUTPUT)/deb/*.deb
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
@@ -220,4 +276,4 @@ clean:
 
 -include tools/vm/vm.mk
 
--include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)
+-include $(shell find $(OUTPUT) -path $(OUTPUT)/deb -prune -o -name '*.d' -type f -print 2>/dev/null)

@@ -21,6 +21,7 @@
 #include "serve/serve.h"
 #include "serve/serve_devices.h"
 #include "serve/serve_http.h"
+#include "serve/serve_notify.h"
 #include "serve/serve_textfile.h"
 
 static const char serve_doc[] =
@@ -367,7 +368,9 @@ static void main_loop(struct server *s, const sigset_t *set)
 		if (sig == SIGINT || sig == SIGTERM)
 			return;
 		if (sig == SIGHUP) {
+			serve_notify_reloading();
 			reload(s);
+			serve_notify("READY=1");
 			next = deadline_after(s->st.cfg.interval_s);
 		}
 	}
@@ -475,7 +478,9 @@ static int serve(struct server *s)
 	}
 	announce(s);
 	textfile_tick(s);
+	serve_notify("READY=1");
 	main_loop(s, &set);
+	serve_notify("STOPPING=1");
 	return 0;
 }
 

@@ -135,8 +135,10 @@ listen_addr_of() {
 PROM_URL=
 PROM_PID=
 
-# start_prometheus TARGET (host:port): a private Prometheus on 127.0.0.1,
-# a free port, a temporary data dir, scraping TARGET every second.
+# start_prometheus TARGET (host:port) [RULES_FILE]: a private Prometheus on
+# 127.0.0.1, a free port, a temporary data dir, scraping TARGET every
+# second, evaluating RULES_FILE's rules every second. It may take
+# PROM_START_S seconds to answer (default 20; more under QEMU TCG).
 start_prometheus() {
 	local dir
 	dir=$(mktemp -d /tmp/bhscope-prom.XXXXXX)
@@ -151,6 +153,7 @@ start_prometheus() {
 		    static_configs:
 		      - targets: ['$1']
 	EOF
+	[[ -z ${2:-} ]] || printf 'rule_files:\n  - %s\n' "$(realpath "$2")" >> "$dir/prometheus.yml"
 	promtool check config "$dir/prometheus.yml" > /dev/null
 	prometheus --config.file="$dir/prometheus.yml" \
 		--storage.tsdb.path="$dir/data" \
@@ -158,7 +161,7 @@ start_prometheus() {
 		--log.level=warn > "$dir/log" 2>&1 &
 	PROM_PID=$!
 	on_exit "stop_pid $PROM_PID"
-	await_start prometheus "$PROM_PID" "$dir/log" 200 prometheus_ready
+	await_start prometheus "$PROM_PID" "$dir/log" $((${PROM_START_S:-20} * 10)) prometheus_ready
 }
 
 # Sets PROM_URL once the Prometheus started says it is ready.
