@@ -238,11 +238,22 @@ out_unlock:
 	return ret;
 }
 
-/* Replaces find_get_block_common() (6.12.31+, 6.15+). */
-struct buffer_head *bhtune_find_get_block_common(struct block_device *bdev,
-						sector_t block,
-						unsigned int size,
-						bool atomic)
+/*
+ * The lookup, expanded into the one replacement this kernel registers.
+ * Livepatch decides that a task may leave the patched state by looking
+ * for the registered function's own address range on its stack
+ * (klp_check_stack_func()), so every instruction that runs on the way
+ * must be inside that range or reached by a call from it (the return
+ * address then points into it).  A registered wrapper that jumps to a
+ * shared body, or a body split into a .cold part, would let the unpatch
+ * transition complete, and rmmod free the code, under a task preempted
+ * there.  Hence __always_inline here, no sibling calls and no hot/cold
+ * partitioning for this file (Kbuild), and klp-check.sh to prove it on
+ * the built module.
+ */
+static __always_inline struct buffer_head *
+bhtune_lookup(struct block_device *bdev, sector_t block, unsigned int size,
+	      bool atomic)
 {
 	struct bhtune_lookup_info li = {
 		.dev = bdev->bd_dev,
@@ -267,12 +278,23 @@ struct buffer_head *bhtune_find_get_block_common(struct block_device *bdev,
 	return bh;
 }
 
+#ifdef BHTUNE_HAVE_FIND_GET_BLOCK_COMMON
+/* Replaces find_get_block_common() (6.12.31+, 6.15+). */
+struct buffer_head *bhtune_find_get_block_common(struct block_device *bdev,
+						sector_t block,
+						unsigned int size,
+						bool atomic)
+{
+	return bhtune_lookup(bdev, block, size, atomic);
+}
+#else
 /* Replaces __find_get_block() where it does the lookup itself (6.1). */
 struct buffer_head *bhtune___find_get_block(struct block_device *bdev,
 					    sector_t block, unsigned int size)
 {
-	return bhtune_find_get_block_common(bdev, block, size, true);
+	return bhtune_lookup(bdev, block, size, true);
 }
+#endif
 
 /* Drops every entry of @b; returns how many there were. */
 static u32 bhtune_lru_empty(struct buffer_head **bhs, unsigned int n)
