@@ -235,6 +235,8 @@ static int bhtune_reset_set(const char *val, const struct kernel_param *kp)
 	if (ret || !yes)
 		return ret ? ret : -EINVAL;
 	bhtune_jbd2_get(&min_us, &max_us, &dev);
+	if (min_us == BHTUNE_BATCH_LEAVE && max_us == BHTUNE_BATCH_LEAVE)
+		return 0;	/* nothing to put back, nothing to log */
 	ret = bhtune_jbd2_set(BHTUNE_BATCH_LEAVE, BHTUNE_BATCH_LEAVE, dev);
 	if (ret)
 		return ret;
@@ -355,6 +357,10 @@ static int __init bhtune_init(void)
 	ret = bhtune_jbd2_init();
 	if (ret)
 		goto err_lru;
+	/* batch times given to insmod: refused here as a write would be */
+	ret = bhtune_jbd2_check();
+	if (ret)
+		goto err_jbd2;
 
 	/*
 	 * Empty the kernel's LRU while its own code still runs; post_patch
