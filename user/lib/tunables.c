@@ -63,6 +63,22 @@ int bhtune_param_set(const char *name, const char *value)
 	return err;
 }
 
+int batch_times_check(long min_us, long max_us, char *why, size_t len)
+{
+	if (min_us < 0 || min_us > BATCH_US_MAX || max_us < 0 ||
+	    max_us > BATCH_US_MAX) {
+		snprintf(why, len, "batch times must be 0..%d us (min %ld, max %ld)",
+			 BATCH_US_MAX, min_us, max_us);
+		return -1;
+	}
+	if (min_us > max_us) {
+		snprintf(why, len, "min batch time %ld us is above the max, %ld us: jbd2 would ignore it",
+			 min_us, max_us);
+		return -1;
+	}
+	return 0;
+}
+
 long options_value(const char *options, const char *key)
 {
 	size_t klen = strlen(key);

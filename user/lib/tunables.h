@@ -16,6 +16,15 @@
 /* jbd2's and ext4's defaults (journal_init_common, EXT4_DEF_*_BATCH_TIME). */
 #define JBD2_DEFAULT_MIN_BATCH_US	0
 #define JBD2_DEFAULT_MAX_BATCH_US	15000
+/* The largest batch time bhscope and bhtune.ko accept, µs (one second). */
+#define BATCH_US_MAX			1000000
+
+/*
+ * Whether a journal may be given these batch times: jbd2 applies the max
+ * after the min (jbd2_journal_stop), so a min above the max would silently
+ * do nothing. Returns 0, or -1 with the reason in @why (one line).
+ */
+int batch_times_check(long min_us, long max_us, char *why, size_t len);
 
 /* True when bhtune.ko is loaded. */
 bool bhtune_loaded(void);
