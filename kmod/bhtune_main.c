@@ -23,6 +23,7 @@
 #include <linux/string.h>
 
 #include "bhtune.h"
+#include "bhtune_klp_state.h"
 
 /* Set once init is far enough for parameter writes to act, not just store. */
 static bool bhtune_ready;
@@ -338,9 +339,31 @@ static struct klp_object bhtune_objs[] = {
 	{ }
 };
 
+/* A cumulative replacement hands the LRU back through these (see the .h). */
+static void bhtune_state_release(void)
+{
+	pr_info("a cumulative livepatch takes over\n");
+	bhtune_lru_release();
+}
+
+static const struct bhtune_klp_state_data bhtune_state_data = {
+	.release = bhtune_state_release,
+	.takeover = bhtune_lru_takeover,
+};
+
+static struct klp_state bhtune_states[] = {
+	{
+		.id = BHTUNE_KLP_STATE_ID,
+		.version = BHTUNE_KLP_STATE_VERSION,
+		.data = (void *)&bhtune_state_data,
+	},
+	{ }
+};
+
 static struct klp_patch bhtune_patch = {
 	.mod = THIS_MODULE,
 	.objs = bhtune_objs,
+	.states = bhtune_states,
 };
 
 static int __init bhtune_init(void)
