@@ -318,6 +318,7 @@ static u32 bhtune_lru_empty(struct buffer_head **bhs, unsigned int n)
 struct bhtune_drain {
 	enum bhtune_drain_reason reason;
 	atomic_t kernel_dropped;
+	atomic_t bypassed;	/* of those, found while bhtune owned the LRU */
 };
 
 /*
@@ -334,10 +335,29 @@ static void bhtune_drain_this_cpu(void *arg)
 
 	dropped = bhtune_lru_empty(b->bhs, BHTUNE_LRU_MAX);
 	kdropped = bhtune_lru_empty(k->bhs, BHTUNE_KERNEL_LRU_SIZE);
-	if (kdropped)
+	if (kdropped) {
 		atomic_add(kdropped, &d->kernel_dropped);
+		if (READ_ONCE(bhtune_lru_active))
+			atomic_add(kdropped, &d->bypassed);
+	}
 	if (dropped)
 		bhtune_trace(invalidate, smp_processor_id(), dropped, d->reason);
+}
+
+/*
+ * Once the patching transition completed, nothing may fill the kernel's
+ * LRU: an entry there means a lookup ran the kernel's code anyway, i.e. a
+ * caller has its own inlined copy of a replaced function.  bhtune cannot
+ * make such lookups use its LRU; say so loudly (the guest tests fail on
+ * it), once.
+ */
+static void bhtune_bypass_report(struct bhtune_drain *d)
+{
+	unsigned int n = atomic_read(&d->bypassed);
+
+	if (n)
+		pr_warn_once("the kernel's own LRU held %u entries while bhtune owned it: some lookups bypass the patch (a caller with the lookup inlined?)\n",
+			     n);
 }
 
 /* Empties every online CPU's LRUs; offline CPUs were emptied at death. */
@@ -346,6 +366,7 @@ static unsigned int bhtune_drain_all(enum bhtune_drain_reason reason)
 	struct bhtune_drain d = { .reason = reason };
 
 	on_each_cpu(bhtune_drain_this_cpu, &d, 1);
+	bhtune_bypass_report(&d);
 	return atomic_read(&d.kernel_dropped);
 }
 
@@ -371,6 +392,7 @@ void bhtune_invalidate_bh_lrus(void)
 	struct bhtune_drain d = { .reason = BHTUNE_DRAIN_INVALIDATE };
 
 	on_each_cpu_cond(bhtune_has_bh_in_lru, bhtune_drain_this_cpu, &d, 1);
+	bhtune_bypass_report(&d);
 }
 
 /* Replaces invalidate_bh_lrus_cpu(): the per-CPU lru_add_drain work. */
@@ -382,6 +404,7 @@ void bhtune_invalidate_bh_lrus_cpu(void)
 	local_irq_save(flags);
 	bhtune_drain_this_cpu(&d);
 	local_irq_restore(flags);
+	bhtune_bypass_report(&d);
 }
 
 /* cpuhp teardown, on a control CPU once @cpu is dead. */
