@@ -105,6 +105,7 @@ bool bhtune_has_bh_in_lru(int cpu, void *dummy);
 #define BHTUNE_BATCH_LEAVE	(-1)
 #define BHTUNE_BATCH_MAX_US	1000000
 int bhtune_jbd2_init(void);
+int bhtune_jbd2_check(void);
 int bhtune_jbd2_start(void);
 void bhtune_jbd2_exit(void);
 int bhtune_jbd2_set(int min_us, int max_us, dev_t dev);

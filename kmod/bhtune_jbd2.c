@@ -17,6 +17,21 @@
  * journals that go away (umount) simply stop being found.  Journals on an
  * external device carry that device's name and are not found this way.
  *
+ * A journal is recognised from one walk to the next by its name, its
+ * address and the start time of its commit thread: an umount and mount
+ * within one rescan period gives the same name and, often, the same
+ * address (a freed journal_t is the first candidate for the next one),
+ * but always a new kjournald2.  Without that, the new mount's batch times
+ * would be mistaken for bhtune's and the old mount's put back later.
+ *
+ * Batch times are never written as a pair jbd2 would silently correct:
+ * jbd2_journal_stop() applies the max after the min, so a min above the
+ * max does nothing.  A parameter write whose min ends up above the max of
+ * a journal it applies to (its own max when batch_max_us is -1) is
+ * refused; a journal that only appears, or is remounted, later with such
+ * values keeps its own and the log says so once.  A batch_dev with no
+ * journal is refused as well.
+ *
  * /proc is reached through a private kernel mount, so the walk works
  * whatever root or mount namespace the writer of a parameter has.
  *
@@ -54,9 +69,11 @@ struct bhtune_journal {
 	char name[BHTUNE_NAME_LEN];
 	dev_t dev;		/* the filesystem's device */
 	const void *id;		/* journal_t address, compared, never used */
+	u64 gen;		/* its kjournald2's start time (see the top) */
 	u32 own_min, own_max;	/* the filesystem's values */
 	u32 set_min, set_max;	/* what bhtune wrote last */
 	bool seen;
+	bool refused;		/* override above its max: not tuned */
 };
 
 static DEFINE_MUTEX(bhtune_jbd2_lock);	/* everything below */
@@ -75,6 +92,14 @@ struct bhtune_names {
 	char (*name)[BHTUNE_NAME_LEN];
 	unsigned int n, cap;
 	int err;
+};
+
+/* One walk over the journals: checking a new setting, or applying it. */
+struct bhtune_walk {
+	struct bhtune_names nl;
+	bool check;		/* write nothing, find what to refuse */
+	bool dev_found;		/* a journal on bhtune_dev was seen */
+	int err;		/* check: -EINVAL if a journal refuses */
 };
 
 static bool bhtune_names_add(struct dir_context *ctx, const char *name,
@@ -186,18 +211,35 @@ static void bhtune_journal_write(journal_t *journal, const char *name,
 		max_us);
 }
 
+/* The start time of @journal's commit thread, which a new mount renews. */
+static u64 bhtune_journal_gen(journal_t *journal)
+{
+	struct task_struct *task = READ_ONCE(journal->j_task);
+
+	return task ? task->start_time : 0;
+}
+
+/* Whether the parameters ask for anything on the journal of @dev. */
+static bool bhtune_journal_wanted(dev_t dev)
+{
+	return (bhtune_min_us >= 0 || bhtune_max_us >= 0) &&
+	       (!bhtune_dev || bhtune_dev == dev);
+}
+
 /* One journal, alive for the duration of the call (see the top). */
-static void bhtune_journal_tune(journal_t *journal, const char *name,
-				dev_t dev)
+static void bhtune_journal_tune(struct bhtune_walk *w, journal_t *journal,
+				const char *name, dev_t dev)
 {
 	struct bhtune_journal *e = bhtune_journal_find(name);
 	u32 now_min = READ_ONCE(journal->j_min_batch_time);
 	u32 now_max = READ_ONCE(journal->j_max_batch_time);
-	bool want = (bhtune_min_us >= 0 || bhtune_max_us >= 0) &&
-		    (!bhtune_dev || bhtune_dev == dev);
+	u64 gen = bhtune_journal_gen(journal);
+	u32 own_min = now_min, own_max = now_max, min, max;
 
+	if (bhtune_dev == dev)
+		w->dev_found = true;
 	/* Same name, another journal: the old one went with its umount. */
-	if (e && e->id != journal) {
+	if (e && (e->id != journal || e->gen != gen)) {
 		bhtune_journal_drop(e);
 		e = NULL;
 	}
@@ -208,12 +250,25 @@ static void bhtune_journal_tune(journal_t *journal, const char *name,
 			e->own_min = now_min;
 		if (now_max != e->set_max)
 			e->own_max = now_max;
+		own_min = e->own_min;
+		own_max = e->own_max;
 	}
-	if (!want) {
-		if (e) {
-			bhtune_journal_write(journal, name, dev, e->own_min,
-					     e->own_max);
+	if (!bhtune_journal_wanted(dev)) {
+		if (e && !w->check) {
+			bhtune_journal_write(journal, name, dev, own_min,
+					     own_max);
 			bhtune_journal_drop(e);
+		}
+		return;
+	}
+	min = bhtune_min_us >= 0 ? bhtune_min_us : own_min;
+	max = bhtune_max_us >= 0 ? bhtune_max_us : own_max;
+	if (w->check) {
+		if (min > max && !w->err) {
+			pr_info("refused: journal %s (%u:%u) would get min_batch_time %u us above max_batch_time %u us%s\n",
+				name, MAJOR(dev), MINOR(dev), min, max,
+				bhtune_max_us < 0 ? " (its own)" : "");
+			w->err = -EINVAL;
 		}
 		return;
 	}
@@ -224,14 +279,27 @@ static void bhtune_journal_tune(journal_t *journal, const char *name,
 		strscpy(e->name, name, sizeof(e->name));
 		e->dev = dev;
 		e->id = journal;
-		e->own_min = now_min;
-		e->own_max = now_max;
+		e->gen = gen;
+		e->own_min = own_min;
+		e->own_max = own_max;
 		e->seen = true;
 		list_add_tail(&e->node, &bhtune_journals);
 	}
-	e->set_min = bhtune_min_us >= 0 ? bhtune_min_us : e->own_min;
-	e->set_max = bhtune_max_us >= 0 ? bhtune_max_us : e->own_max;
-	bhtune_journal_write(journal, name, dev, e->set_min, e->set_max);
+	if (min > max) {
+		/* mounted or remounted since the parameters were checked */
+		if (!e->refused)
+			pr_info("journal %s (%u:%u) not tuned: min_batch_time %u us would be above max_batch_time %u us; it keeps its own %u/%u us\n",
+				name, MAJOR(dev), MINOR(dev), min, max,
+				own_min, own_max);
+		e->refused = true;
+		min = own_min;
+		max = own_max;
+	} else {
+		e->refused = false;
+	}
+	e->set_min = min;
+	e->set_max = max;
+	bhtune_journal_write(journal, name, dev, min, max);
 }
 
 /* "<bdev>-<digits>": an inode journal on @prefix's device. */
@@ -251,7 +319,8 @@ static bool bhtune_name_is_inode_journal(const char *name, const char *prefix,
 /* iterate_supers_type() callback: s_umount held, @sb alive. */
 static void bhtune_sb_tune(struct super_block *sb, void *arg)
 {
-	struct bhtune_names *nl = arg;
+	struct bhtune_walk *w = arg;
+	struct bhtune_names *nl = &w->nl;
 	char prefix[BHTUNE_NAME_LEN];
 	unsigned int i;
 	int plen;
@@ -272,26 +341,29 @@ static void bhtune_sb_tune(struct super_block *sb, void *arg)
 		journal = bhtune_journal_lookup(nl->name[i]);
 		/* ext4 sets j_private to its superblock */
 		if (journal && journal->j_private == sb)
-			bhtune_journal_tune(journal, nl->name[i], sb->s_dev);
+			bhtune_journal_tune(w, journal, nl->name[i],
+					    sb->s_dev);
 	}
 }
 
 /*
- * Bring every journal in line with the parameters; forget journals that
- * are gone.  Caller holds bhtune_jbd2_lock.
+ * Walk every journal: with @check, only find whether the parameters can be
+ * applied (-EINVAL: a min above a max, -ENODEV: batch_dev has no journal);
+ * otherwise bring every journal in line with them and forget journals
+ * that are gone.  Caller holds bhtune_jbd2_lock.
  */
-static int bhtune_jbd2_sync(void)
+static int bhtune_jbd2_walk(bool check)
 {
 	static const char *const types[] = { "ext4", "ext3" };
-	struct bhtune_names nl = { };
+	struct bhtune_walk w = { .check = check };
 	struct bhtune_journal *e, *tmp;
 	unsigned int i;
 	int ret;
 
-	ret = bhtune_names_read(&nl);
+	ret = bhtune_names_read(&w.nl);
 	if (ret) {
 		pr_warn_ratelimited("cannot list /proc/fs/jbd2: %d\n", ret);
-		kfree(nl.name);
+		kfree(w.nl.name);
 		return ret;
 	}
 	list_for_each_entry(e, &bhtune_journals, node)
@@ -300,23 +372,36 @@ static int bhtune_jbd2_sync(void)
 	 * get_fs_type() may load a module; with no journal at all there is
 	 * nothing to find, so do not even ask.
 	 */
-	for (i = 0; nl.n && i < ARRAY_SIZE(types); i++) {
+	for (i = 0; w.nl.n && i < ARRAY_SIZE(types); i++) {
 		struct file_system_type *fst = get_fs_type(types[i]);
 
 		if (!fst)
 			continue;
-		iterate_supers_type(fst, bhtune_sb_tune, &nl);
+		iterate_supers_type(fst, bhtune_sb_tune, &w);
 		module_put(fst->owner);
+	}
+	kfree(w.nl.name);
+	if (check) {
+		if (!w.err && bhtune_dev && !w.dev_found) {
+			pr_info("refused: batch_dev %u:%u has no ext4 journal\n",
+				MAJOR(bhtune_dev), MINOR(bhtune_dev));
+			w.err = -ENODEV;
+		}
+		return w.err;
 	}
 	list_for_each_entry_safe(e, tmp, &bhtune_journals, node)
 		if (!e->seen)
 			bhtune_journal_drop(e);
-	kfree(nl.name);
 
 	if (bhtune_jbd2_running &&
 	    (bhtune_min_us >= 0 || bhtune_max_us >= 0))
 		mod_delayed_work(system_wq, &bhtune_jbd2_work, BHTUNE_RESCAN);
 	return 0;
+}
+
+static int bhtune_jbd2_sync(void)
+{
+	return bhtune_jbd2_walk(false);
 }
 
 static void bhtune_jbd2_rescan(struct work_struct *work)
@@ -329,7 +414,8 @@ static void bhtune_jbd2_rescan(struct work_struct *work)
 
 /*
  * New parameter values.  Before bhtune_jbd2_start() (insmod arguments)
- * they are only stored.  On error nothing changed.
+ * they are only stored, and bhtune_jbd2_check() judges them.  On error
+ * nothing changed.
  */
 int bhtune_jbd2_set(int min_us, int max_us, dev_t dev)
 {
@@ -344,13 +430,25 @@ int bhtune_jbd2_set(int min_us, int max_us, dev_t dev)
 	bhtune_max_us = max_us;
 	bhtune_dev = dev;
 	if (bhtune_jbd2_running) {
-		ret = bhtune_jbd2_sync();
+		ret = bhtune_jbd2_walk(true) ?: bhtune_jbd2_sync();
 		if (ret) {
 			bhtune_min_us = old_min;
 			bhtune_max_us = old_max;
 			bhtune_dev = old_dev;
 		}
 	}
+	mutex_unlock(&bhtune_jbd2_lock);
+	return ret;
+}
+
+/* The values given to insmod: refused as a write would be. */
+int bhtune_jbd2_check(void)
+{
+	int ret = 0;
+
+	mutex_lock(&bhtune_jbd2_lock);
+	if (bhtune_min_us >= 0 || bhtune_max_us >= 0 || bhtune_dev)
+		ret = bhtune_jbd2_walk(true);
 	mutex_unlock(&bhtune_jbd2_lock);
 	return ret;
 }

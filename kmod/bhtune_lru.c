@@ -238,11 +238,22 @@ out_unlock:
 	return ret;
 }
 
-/* Replaces find_get_block_common() (6.12.31+, 6.15+). */
-struct buffer_head *bhtune_find_get_block_common(struct block_device *bdev,
-						sector_t block,
-						unsigned int size,
-						bool atomic)
+/*
+ * The lookup, expanded into the one replacement this kernel registers.
+ * Livepatch decides that a task may leave the patched state by looking
+ * for the registered function's own address range on its stack
+ * (klp_check_stack_func()), so every instruction that runs on the way
+ * must be inside that range or reached by a call from it (the return
+ * address then points into it).  A registered wrapper that jumps to a
+ * shared body, or a body split into a .cold part, would let the unpatch
+ * transition complete, and rmmod free the code, under a task preempted
+ * there.  Hence __always_inline here, no sibling calls and no hot/cold
+ * partitioning for this file (Kbuild), and klp-check.sh to prove it on
+ * the built module.
+ */
+static __always_inline struct buffer_head *
+bhtune_lookup(struct block_device *bdev, sector_t block, unsigned int size,
+	      bool atomic)
 {
 	struct bhtune_lookup_info li = {
 		.dev = bdev->bd_dev,
@@ -267,12 +278,23 @@ struct buffer_head *bhtune_find_get_block_common(struct block_device *bdev,
 	return bh;
 }
 
+#ifdef BHTUNE_HAVE_FIND_GET_BLOCK_COMMON
+/* Replaces find_get_block_common() (6.12.31+, 6.15+). */
+struct buffer_head *bhtune_find_get_block_common(struct block_device *bdev,
+						sector_t block,
+						unsigned int size,
+						bool atomic)
+{
+	return bhtune_lookup(bdev, block, size, atomic);
+}
+#else
 /* Replaces __find_get_block() where it does the lookup itself (6.1). */
 struct buffer_head *bhtune___find_get_block(struct block_device *bdev,
 					    sector_t block, unsigned int size)
 {
-	return bhtune_find_get_block_common(bdev, block, size, true);
+	return bhtune_lookup(bdev, block, size, true);
 }
+#endif
 
 /* Drops every entry of @b; returns how many there were. */
 static u32 bhtune_lru_empty(struct buffer_head **bhs, unsigned int n)
@@ -296,6 +318,7 @@ static u32 bhtune_lru_empty(struct buffer_head **bhs, unsigned int n)
 struct bhtune_drain {
 	enum bhtune_drain_reason reason;
 	atomic_t kernel_dropped;
+	atomic_t bypassed;	/* of those, found while bhtune owned the LRU */
 };
 
 /*
@@ -312,10 +335,29 @@ static void bhtune_drain_this_cpu(void *arg)
 
 	dropped = bhtune_lru_empty(b->bhs, BHTUNE_LRU_MAX);
 	kdropped = bhtune_lru_empty(k->bhs, BHTUNE_KERNEL_LRU_SIZE);
-	if (kdropped)
+	if (kdropped) {
 		atomic_add(kdropped, &d->kernel_dropped);
+		if (READ_ONCE(bhtune_lru_active))
+			atomic_add(kdropped, &d->bypassed);
+	}
 	if (dropped)
 		bhtune_trace(invalidate, smp_processor_id(), dropped, d->reason);
+}
+
+/*
+ * Once the patching transition completed, nothing may fill the kernel's
+ * LRU: an entry there means a lookup ran the kernel's code anyway, i.e. a
+ * caller has its own inlined copy of a replaced function.  bhtune cannot
+ * make such lookups use its LRU; say so loudly (the guest tests fail on
+ * it), once.
+ */
+static void bhtune_bypass_report(struct bhtune_drain *d)
+{
+	unsigned int n = atomic_read(&d->bypassed);
+
+	if (n)
+		pr_warn_once("the kernel's own LRU held %u entries while bhtune owned it: some lookups bypass the patch (a caller with the lookup inlined?)\n",
+			     n);
 }
 
 /* Empties every online CPU's LRUs; offline CPUs were emptied at death. */
@@ -324,6 +366,7 @@ static unsigned int bhtune_drain_all(enum bhtune_drain_reason reason)
 	struct bhtune_drain d = { .reason = reason };
 
 	on_each_cpu(bhtune_drain_this_cpu, &d, 1);
+	bhtune_bypass_report(&d);
 	return atomic_read(&d.kernel_dropped);
 }
 
@@ -349,6 +392,7 @@ void bhtune_invalidate_bh_lrus(void)
 	struct bhtune_drain d = { .reason = BHTUNE_DRAIN_INVALIDATE };
 
 	on_each_cpu_cond(bhtune_has_bh_in_lru, bhtune_drain_this_cpu, &d, 1);
+	bhtune_bypass_report(&d);
 }
 
 /* Replaces invalidate_bh_lrus_cpu(): the per-CPU lru_add_drain work. */
@@ -360,6 +404,7 @@ void bhtune_invalidate_bh_lrus_cpu(void)
 	local_irq_save(flags);
 	bhtune_drain_this_cpu(&d);
 	local_irq_restore(flags);
+	bhtune_bypass_report(&d);
 }
 
 /* cpuhp teardown, on a control CPU once @cpu is dead. */

@@ -23,6 +23,7 @@
 #include <linux/string.h>
 
 #include "bhtune.h"
+#include "bhtune_klp_state.h"
 
 /* Set once init is far enough for parameter writes to act, not just store. */
 static bool bhtune_ready;
@@ -235,6 +236,8 @@ static int bhtune_reset_set(const char *val, const struct kernel_param *kp)
 	if (ret || !yes)
 		return ret ? ret : -EINVAL;
 	bhtune_jbd2_get(&min_us, &max_us, &dev);
+	if (min_us == BHTUNE_BATCH_LEAVE && max_us == BHTUNE_BATCH_LEAVE)
+		return 0;	/* nothing to put back, nothing to log */
 	ret = bhtune_jbd2_set(BHTUNE_BATCH_LEAVE, BHTUNE_BATCH_LEAVE, dev);
 	if (ret)
 		return ret;
@@ -336,9 +339,31 @@ static struct klp_object bhtune_objs[] = {
 	{ }
 };
 
+/* A cumulative replacement hands the LRU back through these (see the .h). */
+static void bhtune_state_release(void)
+{
+	pr_info("a cumulative livepatch takes over\n");
+	bhtune_lru_release();
+}
+
+static const struct bhtune_klp_state_data bhtune_state_data = {
+	.release = bhtune_state_release,
+	.takeover = bhtune_lru_takeover,
+};
+
+static struct klp_state bhtune_states[] = {
+	{
+		.id = BHTUNE_KLP_STATE_ID,
+		.version = BHTUNE_KLP_STATE_VERSION,
+		.data = (void *)&bhtune_state_data,
+	},
+	{ }
+};
+
 static struct klp_patch bhtune_patch = {
 	.mod = THIS_MODULE,
 	.objs = bhtune_objs,
+	.states = bhtune_states,
 };
 
 static int __init bhtune_init(void)
@@ -355,6 +380,10 @@ static int __init bhtune_init(void)
 	ret = bhtune_jbd2_init();
 	if (ret)
 		goto err_lru;
+	/* batch times given to insmod: refused here as a write would be */
+	ret = bhtune_jbd2_check();
+	if (ret)
+		goto err_jbd2;
 
 	/*
 	 * Empty the kernel's LRU while its own code still runs; post_patch

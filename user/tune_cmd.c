@@ -262,6 +262,11 @@ static int parse_setting(char *arg, struct setting *s)
 				s->value, s->name);
 			return -1;
 		}
+		if (strcmp(s->name, "lru_size") && s->num > BATCH_US_MAX) {
+			fprintf(stderr, "bhscope: tune set: %s=%s is out of range (-1..%d)\n",
+				s->name, s->value, BATCH_US_MAX);
+			return -1;
+		}
 		return 0;
 	}
 	fprintf(stderr, "bhscope: tune set: unknown tunable '%s' (lru_size, batch_min_us, batch_max_us, batch_dev)\n",
@@ -269,24 +274,92 @@ static int parse_setting(char *arg, struct setting *s)
 	return -1;
 }
 
+/* Why bhtune refused a write, for the one-line error. */
+static const char *refusal(const char *name, int err)
+{
+	if (err == -ENODEV)
+		return "no ext4 journal on that device";
+	if (err != -EINVAL)
+		return strerror(-err);
+	if (strcmp(name, "batch_min_us") && strcmp(name, "batch_max_us"))
+		return "out of range";
+	return "out of range, or a min above a journal's max batch time (the kernel log names it)";
+}
+
+/* Writes @a, then @b; if @b is refused, @a gets its old value back. */
+static int set_pair(const struct setting *a, const struct setting *b)
+{
+	char old[32];
+	long v;
+	int err;
+
+	if (bhtune_param_get(a->name, &v))
+		v = -1;
+	snprintf(old, sizeof(old), "%ld", v);
+	err = bhtune_param_set(a->name, a->value);
+	if (err)
+		return err;
+	err = bhtune_param_set(b->name, b->value);
+	if (err)
+		bhtune_param_set(a->name, old);
+	return err;
+}
+
 static int set_with_bhtune(struct setting *s, int n)
 {
+	const struct setting *min = NULL, *max = NULL;
+	int err;
+
 	/* batch_dev first, so the batch times apply to the chosen journal. */
 	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 0; i < n; i++) {
-			int err;
-
 			if ((pass == 0) != !strcmp(s[i].name, "batch_dev"))
 				continue;
+			if (!strcmp(s[i].name, "batch_min_us")) {
+				min = &s[i];
+				continue;
+			}
+			if (!strcmp(s[i].name, "batch_max_us")) {
+				max = &s[i];
+				continue;
+			}
 			err = bhtune_param_set(s[i].name, s[i].value);
 			if (err) {
 				fprintf(stderr, "bhscope: bhtune refused %s=%s: %s\n",
-					s[i].name, s[i].value,
-					err == -EINVAL ? "out of range" : strerror(-err));
+					s[i].name, s[i].value, refusal(s[i].name, err));
 				return 1;
 			}
 			printf("%s = %s (bhtune)\n", s[i].name, s[i].value);
 		}
+	}
+	if (min && max) {
+		/*
+		 * bhtune refuses every moment where a min would exceed a max:
+		 * from one valid pair to another, min first works when the new
+		 * min is not above the old max, max first otherwise.
+		 */
+		err = set_pair(max, min);
+		if (err == -EINVAL)
+			err = set_pair(min, max);
+		if (err) {
+			fprintf(stderr, "bhscope: bhtune refused batch_min_us=%s batch_max_us=%s: %s\n",
+				min->value, max->value, refusal(min->name, err));
+			return 1;
+		}
+		printf("%s = %s (bhtune)\n%s = %s (bhtune)\n", min->name,
+		       min->value, max->name, max->value);
+		return 0;
+	}
+	if (min || max) {
+		const struct setting *b = min ? min : max;
+
+		err = bhtune_param_set(b->name, b->value);
+		if (err) {
+			fprintf(stderr, "bhscope: bhtune refused %s=%s: %s\n",
+				b->name, b->value, refusal(b->name, err));
+			return 1;
+		}
+		printf("%s = %s (bhtune)\n", b->name, b->value);
 	}
 	return 0;
 }
@@ -300,6 +373,22 @@ static int remount_batch(const struct tune_opts *o, long min_us, long max_us)
 	if (n < 0) {
 		fprintf(stderr, "bhscope: cannot list /proc/fs/jbd2: %s\n", strerror(-n));
 		return 1;
+	}
+	/* Every journal first: a refusal leaves all of them as they were. */
+	for (int i = 0; i < n; i++) {
+		char why[128];
+
+		if ((o->dev && strcmp(o->dev, js[i].dev)) ||
+		    js[i].from != TUNABLES_EXT4_OPTIONS || !js[i].mnt[0])
+			continue;
+		if (batch_times_check(min_us >= 0 ? min_us : js[i].min_batch_us,
+				      max_us >= 0 ? max_us : js[i].max_batch_us,
+				      why, sizeof(why))) {
+			fprintf(stderr, "bhscope: refused for %s (%s): %s\n",
+				js[i].mnt, js[i].dev, why);
+			free(js);
+			return 1;
+		}
 	}
 	for (int i = 0; i < n; i++) {
 		long min = min_us >= 0 ? min_us : js[i].min_batch_us;
@@ -368,6 +457,25 @@ static int check_device_has_journal(const struct tune_opts *o)
 	return -1;
 }
 
+/* Both batch times given: min above max is refused on either path. */
+static int refuse_pair(const struct setting *s, int n)
+{
+	long min_us = -1, max_us = -1;
+	char why[128];
+
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(s[i].name, "batch_min_us"))
+			min_us = s[i].num;
+		else if (!strcmp(s[i].name, "batch_max_us"))
+			max_us = s[i].num;
+	}
+	if (min_us < 0 || max_us < 0 ||
+	    !batch_times_check(min_us, max_us, why, sizeof(why)))
+		return 0;
+	fprintf(stderr, "bhscope: tune set: refused: %s\n", why);
+	return -1;
+}
+
 int cmd_tune(int argc, char **argv)
 {
 	struct tune_opts o = {};
@@ -404,6 +512,8 @@ int cmd_tune(int argc, char **argv)
 	for (int i = 0; i < o.nr_assignments; i++)
 		if (parse_setting(o.assignments[i], &s[i]))
 			return 64;
+	if (refuse_pair(s, o.nr_assignments))
+		return 1;
 	return bhtune_loaded() ? set_with_bhtune(s, o.nr_assignments) :
 				 set_by_remount(&o, s, o.nr_assignments);
 }

@@ -1,7 +1,9 @@
 #!/bin/bash
 # CPUs go offline and online under a metadata workload with bhtune loaded:
 # a dead CPU's module LRU is emptied (bhtune_invalidate reason cpu_dead),
-# and afterwards the filesystem is intact and nothing is leaked.
+# and afterwards, with bhtune unloaded, the files written meanwhile read
+# back, the filesystem is intact and nothing is leaked.
+# vm-also: full
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
 bht_need
@@ -36,6 +38,7 @@ echo 0 >"$BHT_EV/bhtune_invalidate/enable"
 dead=$(grep -c 'reason cpu_dead' "$BHT_TR/trace" || true)
 echo "4 rounds of CPUs$cpus offline and online; $dead dead-CPU LRU drains traced"
 ((dead > 0)) || fail "no dead CPU had its LRU emptied"
+bht_unload
 bht_verify
 bht_no_leak
-bht_unload
+bht_log_clean

@@ -242,6 +242,9 @@ vm_env() {
 # vm_share). no_timer_check: on a loaded
 # host the boot-time IO-APIC timer check can see too few ticks and panic
 # ("IO-APIC + timer doesn't work"); the emulated timer works, skip it.
+# log_buf_len: the kernel log of a whole run must fit, for the
+# kernel-log-clean check after the tests (bhtune's stress tests alone log
+# thousands of lines; the default 128 KiB wraps).
 vm_qemu_cmd() {
 	local cpus=$1 append=$2 s
 	shift 2
@@ -249,7 +252,7 @@ vm_qemu_cmd() {
 	QEMU=(qemu-system-x86_64 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max,la57=off
 		-smp "$cpus" -m "$VM_MEM" -nodefaults -display none -nic none
 		-bios qboot.rom -no-reboot -kernel "$VMLINUZ" -initrd "${RUN_OUT:-$VM_OUT}/initramfs.cpio"
-		-append "console=ttyS0 panic=-1 mitigations=off no_timer_check quiet $append ${GUEST_APPEND:-} ${VM_APPEND:-}")
+		-append "console=ttyS0 panic=-1 mitigations=off no_timer_check log_buf_len=4M quiet $append ${GUEST_APPEND:-} ${VM_APPEND:-}")
 	if [[ ${VM_SHARE:-9p} == virtiofs ]]; then
 		# vhost-user needs the guest's memory shared with virtiofsd
 		# shellcheck disable=SC2054 # the commas belong to QEMU's options

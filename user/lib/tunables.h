@@ -24,6 +24,8 @@
 #define JBD2_DEFAULT_MIN_BATCH_US	0
 #define JBD2_DEFAULT_MAX_BATCH_US	15000
 #define JBD2_DEFAULT_COMMIT_S		5
+/* The largest batch time bhscope and bhtune.ko accept, µs (one second). */
+#define BATCH_US_MAX			1000000
 
 /* A bhtune parameter that is not there (module absent, or older). */
 #define BHTUNE_ABSENT	(-1000000000L)
@@ -125,7 +127,9 @@ void journal_batch_options(long min_us, long max_us, char *buf, size_t len);
 
 /*
  * Whether a journal may be given these batch times: every remount goes
- * through this one check. Returns 0, or -1 with a one-line reason in why.
+ * through this one check. jbd2 applies the max after the min
+ * (jbd2_journal_stop), so a min above the max would silently do nothing.
+ * Returns 0, or -1 with a one-line reason in why.
  */
 int batch_times_check(long min_us, long max_us, char *why, size_t len);
 

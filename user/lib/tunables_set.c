@@ -45,8 +45,14 @@ void journal_batch_options(long min_us, long max_us, char *buf, size_t len)
 
 int batch_times_check(long min_us, long max_us, char *why, size_t len)
 {
-	if (min_us < 0 || max_us < 0) {
-		snprintf(why, len, "batch times must not be negative (min %ld, max %ld)",
+	if (min_us < 0 || min_us > BATCH_US_MAX || max_us < 0 ||
+	    max_us > BATCH_US_MAX) {
+		snprintf(why, len, "batch times must be 0..%d us (min %ld, max %ld)",
+			 BATCH_US_MAX, min_us, max_us);
+		return -1;
+	}
+	if (min_us > max_us) {
+		snprintf(why, len, "min batch time %ld us is above the max, %ld us: jbd2 would ignore it",
 			 min_us, max_us);
 		return -1;
 	}

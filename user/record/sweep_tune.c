@@ -79,8 +79,14 @@ static int apply_batch(struct sweep_tune *st, long min_us, long max_us)
 {
 	long min = min_us >= 0 ? min_us : st->orig_min;
 	long max = max_us >= 0 ? max_us : st->orig_max;
+	char why[128];
 
 	if (!st->batch_by_bhtune) {
+		if (batch_times_check(min, max, why, sizeof(why))) {
+			fprintf(stderr, "bhscope: refused for %s: %s\n",
+				st->target.mount_point, why);
+			return -1;
+		}
 		/* A refused remount changed nothing: there is nothing to restore. */
 		if (remount(st, min, max))
 			return -1;
@@ -88,7 +94,7 @@ static int apply_batch(struct sweep_tune *st, long min_us, long max_us)
 		return 0;
 	}
 	st->batch_set = true;	/* one of its writes may pass before one fails */
-	return bhtune_batch(min, max);
+	return bhtune_batch(min, max);	/* bhtune.ko refuses min > max itself */
 }
 
 int sweep_tune_apply(struct sweep_tune *st, long lru_size, long min_us,
