@@ -51,6 +51,21 @@ struct {
 } events SEC(".maps");
 
 /*
+ * Set by user space before it attaches the entry probe of a lookup whose
+ * exit may prove it alone (lookup_done()'s may_solo): from then on that
+ * exit trusts only what an entry left.
+ */
+__u32 entry_probe_on;
+
+/*
+ * Set by watch_preempt() when the preemption model is switched (any call:
+ * it opens kernel preemption for a while even on its way to voluntary).
+ * Sticky: an exit probe alone proves nothing from then on, and user space
+ * attaches the entry probe.
+ */
+__u32 preempt_switched;
+
+/*
  * What a lookup's entry probe left for its exit probe on this CPU. The
  * exit trusts it only if it is its own task's and the task was never
  * switched out in between (see lookup_proven()).
@@ -59,12 +74,6 @@ struct lru_inflight {
 	__u64 task;		/* its task_struct's address; 0: none */
 	__u64 nsw;		/* the task's context switches at entry */
 	struct lru_key key;	/* kprobe mode: the lookup's arguments */
-	/*
-	 * The LRU's last slot at entry and its key, read while the LRU
-	 * still holds it: an install releases it (brelse) before the exit.
-	 */
-	__u64 victim_bh;
-	struct lru_key victim;
 };
 
 struct lru_cpu_state {
@@ -78,6 +87,13 @@ struct lru_cpu_state {
 	__u64 exits;
 	struct lru_inflight in;
 	struct lru_shadow sh;
+	/*
+	 * With the ghost list or a trace: the bh in the shadow's last slot
+	 * and its key, read while the LRU held it (an install releases it,
+	 * brelse, before its exit probe runs). 0: not known.
+	 */
+	__u64 tail_bh;
+	struct lru_key tail;
 	__u8 nonempty;		/* bhtune: its LRU held entries after the last
 				 * lookup (the probe's shadow says so itself) */
 	__u8 trace_synced;	/* the trace has this LRU's content */

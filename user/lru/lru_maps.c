@@ -124,6 +124,7 @@ int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
 	int err;
 
 	snap->nr_cpus = s->nr_cpus;
+	lru_check_preempt(s);
 	percpu = calloc(s->nr_cpus, sizeof(*percpu));
 	counters = calloc(s->nr_cpus, sizeof(*counters));
 	runs = calloc(s->nr_cpus, sizeof(*runs));
