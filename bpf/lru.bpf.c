@@ -358,35 +358,58 @@ static __always_inline bool lookup_proven(struct lru_cpu_state *st)
 
 /*
  * A lookup whose exit cannot prove what it did. A NULL return is absent
- * wherever it ran; the rest is unsynced. key NULL: not known (a kretprobe
- * after a switch, nothing returned), counted per CPU.
+ * wherever it ran; the rest is unsynced. key NULL: a kretprobe's, read
+ * from the bh returned, or not known (nothing returned), then counted
+ * per CPU. Out of line: rare, and the short path keeps fewer registers.
  */
-static __always_inline void lookup_unproven(struct lru_cpu_state *st,
-					    struct buffer_head *const *bhs,
-					    const void *ret,
-					    const struct lru_key *key,
-					    __u8 flags)
+static __noinline int lookup_unproven(struct lru_cpu_state *st,
+				      struct buffer_head *const *bhs,
+				      const void *ret,
+				      const struct lru_key *key)
 {
+	__u64 lru0 = (__u64)bhs[0];
 	struct lru_result r = {
-		.dist = -1, .slot = -1, .lru_size = lru_slots, .flags = flags,
+		.dist = -1, .slot = -1, .lru_size = lru_slots,
+		.flags = lookup_flags(ret, lru0),
 		.outcome = ret ? LRU_UNSYNCED : LRU_MISS_ABSENT,
 	};
 
 	/* it may have changed this LRU, or another CPU's: re-read if so */
-	if (!st->sh.valid || !shadow_matches(&st->sh, (__u64)bhs[0], bhs)) {
-		model_restart(st, bhs, st->sh.valid && !bhs[0]);
+	if (!st->sh.valid || !shadow_matches(&st->sh, lru0, bhs)) {
+		model_restart(st, bhs, st->sh.valid && !lru0);
 		r.flags |= LRU_EV_RESTART;
 	}
-	if (!key) {
+	if (key) {
+		r.key = *key;
+	} else if (ret) {
+		lru_key_read(ret, &r.key);
+	} else {
 		count_cpu(__builtin_offsetof(struct lru_cpu_counters,
 					     unsynced_nodev));
 		/* traced with no key, counted on no device */
 		if (trace_events)
 			trace_lookup(st, &r);
-		return;
+		return 0;
 	}
-	r.key = *key;
 	lru_account(st, &r);
+	return 0;
+}
+
+/*
+ * Every proven lookup but a hit the short path counts. slot: what
+ * shadow_to_front() said (a hit's slot, -1 an install: ret is at the
+ * LRU's front), or -2 if it did not run.
+ */
+static __noinline int lookup_slow(struct lru_cpu_state *st,
+				  struct buffer_head *const *bhs,
+				  const void *ret, const struct lru_key *key,
+				  int slot)
+{
+	__u64 victim = slot == -1 ? shadow_installed(&st->sh) : 0;
+
+	lookup_classify(st, bhs, slot >= -1 ? (__u64)ret : (__u64)bhs[0],
+			ret, key, slot, victim);
+	return 0;
 }
 
 /*
@@ -414,9 +437,7 @@ static __always_inline void lookup_done(const void *ret,
 {
 	struct buffer_head *const *bhs = lru_this_cpu();
 	struct lru_cpu_state *st = cpu_state_get();
-	struct lru_key k;
-	__u64 lru0, victim = 0;
-	int slot = -1;
+	int slot = -2;
 	bool proven;
 
 	if (!bhs || !st)
@@ -429,35 +450,30 @@ static __always_inline void lookup_done(const void *ret,
 					     lookups_lost));
 		return;
 	}
-	lru0 = (__u64)bhs[0];
 	if (may_solo && !entry_probe_on)
 		proven = !preempt_switched;
 	else
 		proven = lookup_proven(st);
 	if (!proven) {
-		if (!key && ret) {
-			lru_key_read(ret, &k);
-			key = &k;
-		}
-		lookup_unproven(st, bhs, ret, key, lookup_flags(ret, lru0));
+		lookup_unproven(st, bhs, ret, key);
 		goto out;
 	}
 	if (!key)
 		key = &st->in.key;
-	if (st->sh.valid && ret && lru0 == (__u64)ret) {
+	if (st->sh.valid && ret && (__u64)bhs[0] == (__u64)ret) {
 		/* a replay starts from the LRU before this lookup */
 		if (trace_events && !st->trace_synced)
 			trace_snapshot(st);
 		/* a hit, or an installed miss: the shadow changes alike */
-		slot = shadow_to_front(&st->sh, ret, &victim);
+		slot = shadow_to_front(&st->sh, ret);
 		/* the common case, kept short: a hit the shadow explains */
 		if (hit_is_short(slot) && !trace_events &&
-		    shadow_matches(&st->sh, lru0, bhs)) {
+		    shadow_rest_matches(&st->sh, bhs)) {
 			lru_count_hit(st, key->dev, slot);
 			goto out;
 		}
 	}
-	lookup_classify(st, bhs, lru0, ret, key, slot, victim);
+	lookup_slow(st, bhs, ret, key, slot);
 out:
 	state_release(st);
 }
