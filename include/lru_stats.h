@@ -89,7 +89,9 @@ struct lru_snapshot_msg {
 
 /* Per device, per CPU. */
 struct lru_dev_stats {
-	__u64 lookups;		/* every lookup that returned */
+	__u64 lookups;		/* every lookup that returned: the sum of
+				 * the outcomes (the probe leaves it 0, and
+				 * user space sums them when it reads) */
 	union {
 		struct {
 			__u64 hits;

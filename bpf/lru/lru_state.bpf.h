@@ -286,6 +286,18 @@ static __always_inline struct lru_dev_stats *dev_counted(struct lru_cpu_state *s
 	return dev_stats_get(st, dev);
 }
 
+/*
+ * Counts one lookup of outcome o. Not lookups: user space sums the
+ * outcomes into it (one increment less per lookup).
+ */
+static __always_inline void lru_count_outcome(struct lru_dev_stats *s,
+					      unsigned int o)
+{
+	if (o >= LRU_NR_LOOKUP_OUTCOMES)
+		o = LRU_UNSYNCED;
+	s->outcomes[o]++;
+}
+
 /* A hit in slot: the common case, so counted without the rest. */
 static __always_inline void lru_count_hit(struct lru_cpu_state *st,
 					 __u32 dev, int slot)
@@ -294,7 +306,7 @@ static __always_inline void lru_count_hit(struct lru_cpu_state *st,
 
 	if (!s)
 		return;
-	lru_stats_count(s, LRU_HIT);
+	s->hits++;
 	s->dist[slot]++;
 }
 
@@ -309,7 +321,7 @@ static __always_inline void lru_account(struct lru_cpu_state *st,
 	s = dev_counted(st, r->key.dev);
 	if (!s)
 		return;
-	lru_stats_count(s, r->outcome);
+	lru_count_outcome(s, r->outcome);
 	s->evictions += r->evicted;
 	if (r->dist >= 0 && r->dist < BHSCOPE_LRU_DEPTH_MAX)
 		s->dist[r->dist]++;
