@@ -319,7 +319,7 @@ static __always_inline void lookup_entered(const struct lru_key *key)
 
 	if (!bhs || !st)
 		return;
-	if (count_runs)
+	if (key && count_runs)	/* kprobe mode */
 		__sync_fetch_and_add(&st->entries, 1);
 	if (!state_claim(st))
 		return;		/* its exit finds no entry: unsynced */
@@ -405,22 +405,38 @@ static __noinline int lookup_slow(struct lru_cpu_state *st,
 				  const void *ret, const struct lru_key *key,
 				  int slot)
 {
-	__u64 victim = slot == -1 ? shadow_installed(&st->sh) : 0;
+	__u64 victim = 0;
 
+	/* with --trace every lookup comes here */
+	if (trace_events && slot == -2 && st->sh.valid && ret &&
+	    (__u64)bhs[0] == (__u64)ret) {
+		/* a replay starts from the LRU before this lookup */
+		if (!st->trace_synced)
+			trace_snapshot(st);
+		slot = shadow_to_front(&st->sh, ret);
+	}
+	if (slot == -1)
+		victim = shadow_installed(&st->sh);
 	lookup_classify(st, bhs, slot >= -1 ? (__u64)ret : (__u64)bhs[0],
 			ret, key, slot, victim);
 	return 0;
 }
 
 /*
- * May a hit at slot take the short path? Not one in the last slot when the
- * tail's key is kept (tail_note()): the shadow's last slot changes then.
+ * Whether the exit may trust what it sees to be this lookup's work alone
+ * on this CPU (see solo_off and lookup_proven()).
  */
-static __always_inline bool hit_is_short(int slot)
+static __always_inline bool lookup_trusted(struct lru_cpu_state *st,
+					   bool may_solo)
 {
-	if (ghost_cap(lru_slots))
-		return (__u32)slot < lru_slots - 1;
-	return slot >= 0;
+	__u32 off;
+
+	if (!may_solo)
+		return lookup_proven(st);
+	off = solo_off;
+	if (!off)
+		return true;
+	return off & LRU_SOLO_ENTRY ? lookup_proven(st) : false;
 }
 
 /*
@@ -429,20 +445,20 @@ static __always_inline bool hit_is_short(int slot)
  * may_solo: a lookup that cannot sleep, which the exit proves alone (no
  * entry probe) while the preemption model switches no task inside it
  * (none, voluntary: user space attaches the entry probe otherwise, and
- * when the model is switched, see preempt_switched).
+ * when the model is switched, see solo_off). kprobe: a kretprobe, whose
+ * runs are counted (an entry without an exit is a lost lookup).
  */
 static __always_inline void lookup_done(const void *ret,
 					const struct lru_key *key,
-					bool may_solo)
+					bool may_solo, bool kprobe)
 {
 	struct buffer_head *const *bhs = lru_this_cpu();
 	struct lru_cpu_state *st = cpu_state_get();
 	int slot = -2;
-	bool proven;
 
 	if (!bhs || !st)
 		return;
-	if (count_runs)
+	if (kprobe && count_runs)
 		__sync_fetch_and_add(&st->exits, 1);
 	if (!state_claim(st)) {
 		/* another probe here was preempted inside: not counted */
@@ -450,24 +466,18 @@ static __always_inline void lookup_done(const void *ret,
 					     lookups_lost));
 		return;
 	}
-	if (may_solo && !entry_probe_on)
-		proven = !preempt_switched;
-	else
-		proven = lookup_proven(st);
-	if (!proven) {
+	if (!lookup_trusted(st, may_solo)) {
 		lookup_unproven(st, bhs, ret, key);
 		goto out;
 	}
 	if (!key)
 		key = &st->in.key;
-	if (st->sh.valid && ret && (__u64)bhs[0] == (__u64)ret) {
-		/* a replay starts from the LRU before this lookup */
-		if (trace_events && !st->trace_synced)
-			trace_snapshot(st);
+	/* the common case, kept short: a hit the shadow explains */
+	if (!trace_events && st->sh.valid && ret &&
+	    (__u64)bhs[0] == (__u64)ret) {
 		/* a hit, or an installed miss: the shadow changes alike */
 		slot = shadow_to_front(&st->sh, ret);
-		/* the common case, kept short: a hit the shadow explains */
-		if (hit_is_short(slot) && !trace_events &&
+		if ((__u32)slot < short_slots &&
 		    shadow_rest_matches(&st->sh, bhs)) {
 			lru_count_hit(st, key->dev, slot);
 			goto out;
@@ -505,7 +515,7 @@ int BPF_PROG(fexit_lookup, struct block_device *bdev, sector_t block,
 {
 	struct lru_key key = { block, bdev->bd_dev, size };
 
-	lookup_done(ret, &key, true);
+	lookup_done(ret, &key, true, false);
 	return 0;
 }
 
@@ -515,7 +525,7 @@ int BPF_PROG(fexit_lookup2, struct block_device *bdev, sector_t block,
 {
 	struct lru_key key = { block, bdev->bd_dev, size };
 
-	lookup_done(ret, &key, false);
+	lookup_done(ret, &key, false, false);
 	return 0;
 }
 
@@ -525,7 +535,7 @@ int BPF_PROG(fexit_lookup_common, struct block_device *bdev, sector_t block,
 {
 	struct lru_key key = { block, bdev->bd_dev, size };
 
-	lookup_done(ret, &key, false);
+	lookup_done(ret, &key, false, false);
 	return 0;
 }
 
@@ -551,7 +561,7 @@ int BPF_KPROBE(kprobe_lookup, struct block_device *bdev, sector_t block,
 SEC("kretprobe/__find_get_block")
 int BPF_KRETPROBE(kretprobe_lookup, struct buffer_head *ret)
 {
-	lookup_done(ret, NULL, false);
+	lookup_done(ret, NULL, false, true);
 	return 0;
 }
 
@@ -584,7 +594,7 @@ int prime_shadow(void *ctx)
 SEC("fentry/sched_dynamic_update")
 int BPF_PROG(watch_preempt)
 {
-	preempt_switched = 1;
+	__sync_fetch_and_or(&solo_off, LRU_SOLO_SWITCHED);
 	return 0;
 }
 

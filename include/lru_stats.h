@@ -143,6 +143,13 @@ static inline void lru_stats_count(struct lru_dev_stats *s, unsigned int o)
 	s->outcomes[o]++;
 }
 
+/*
+ * The probe's solo_off word (.bss): 0 while the exit of a lookup that
+ * cannot sleep proves it alone, else why not.
+ */
+#define LRU_SOLO_SWITCHED	1U	/* the preemption model was switched */
+#define LRU_SOLO_ENTRY		2U	/* its entry probe is attached */
+
 /* Per CPU, whatever the device. */
 struct lru_cpu_counters {
 	__u64 resets;		/* LRU found emptied: the model restarted */

@@ -51,19 +51,23 @@ struct {
 } events SEC(".maps");
 
 /*
- * Set by user space before it attaches the entry probe of a lookup whose
- * exit may prove it alone (lookup_done()'s may_solo): from then on that
- * exit trusts only what an entry left.
+ * Hits at slots below this take the short path (lookup_done()): the LRU's
+ * size, less its last slot where tail_note() keeps the tail's key.
  */
-__u32 entry_probe_on;
+const volatile __u32 short_slots = 16;
 
 /*
- * Set by watch_preempt() when the preemption model is switched (any call:
- * it opens kernel preemption for a while even on its way to voluntary).
- * Sticky: an exit probe alone proves nothing from then on, and user space
- * attaches the entry probe.
+ * Whether the exit of a lookup that cannot sleep (lookup_done()'s
+ * may_solo) proves it alone: 0 yes, else these bits (lru_stats.h).
+ *   LRU_SOLO_SWITCHED  set by watch_preempt() when the preemption model
+ *                      is switched (any call: it turns kernel preemption
+ *                      on for a while, even on its way to voluntary).
+ *   LRU_SOLO_ENTRY     set by user space before it attaches the entry
+ *                      probe: from then on the exit trusts only what an
+ *                      entry left.
+ * Sticky.
  */
-__u32 preempt_switched;
+__u32 solo_off;
 
 /*
  * What a lookup's entry probe left for its exit probe on this CPU. The

@@ -75,6 +75,9 @@ static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size,
 		return NULL;
 	skel->rodata->target_dev = o->kdev;
 	skel->rodata->lru_slots = lru_size > 0 ? lru_size : 16;
+	/* the last slot's hits go the long way when its key is kept */
+	skel->rodata->short_slots = skel->rodata->lru_slots -
+				    (o->whatif > (int)skel->rodata->lru_slots);
 	skel->rodata->whatif_depth = o->whatif;
 	skel->rodata->trace_events = o->trace;
 	/* lost kretprobe instances show only as entries without an exit */
@@ -397,7 +400,7 @@ static bool preempt_allows_solo(struct lru_session *s, bool watch, char *why,
 
 	return lru_preempt_solo_of(read_preempt_mode(s), watched,
 				   uname(&u) ? NULL : u.version, why, len) &&
-	       !s->skel->bss->preempt_switched;
+	       !(s->skel->bss->solo_off & LRU_SOLO_SWITCHED);
 }
 
 void lru_check_preempt(struct lru_session *s)
@@ -409,7 +412,7 @@ void lru_check_preempt(struct lru_session *s)
 
 	if (s->solo_entry < 0 || s->att[s->solo_entry].link)
 		return;
-	watched = !s->skel->bss->preempt_switched;
+	watched = !(s->skel->bss->solo_off & LRU_SOLO_SWITCHED);
 	if (watched && lru_preempt_solo_of(read_preempt_mode(s), true,
 					   uname(&u) ? NULL : u.version, why,
 					   sizeof(why)))
@@ -420,8 +423,8 @@ void lru_check_preempt(struct lru_session *s)
 	 * trust only the entry's word from now on, and lookups in flight
 	 * have none, so they are unsynced.
 	 */
-	s->skel->bss->preempt_switched = 1;
-	s->skel->bss->entry_probe_on = 1;
+	__atomic_fetch_or(&s->skel->bss->solo_off,
+			  LRU_SOLO_SWITCHED | LRU_SOLO_ENTRY, __ATOMIC_SEQ_CST);
 	err = attach_slot(s, s->solo_entry);
 	ticker_timestamp(at, sizeof(at));
 	if (err) {
@@ -508,7 +511,9 @@ retry:
 	solo = solo_ok && preempt_allows_solo(s, watch, solo_why,
 					      sizeof(solo_why));
 	/* set before the entry attaches: an exit without an entry is unsynced */
-	s->skel->bss->entry_probe_on = !solo;
+	if (!solo)
+		__atomic_fetch_or(&s->skel->bss->solo_off, LRU_SOLO_ENTRY,
+				  __ATOMIC_SEQ_CST);
 	err = lookup_progs_attach(s, fentry, &p, t, solo);
 	if (err) {
 		probe_reason(why, len, kind, t->func2 && s->nr_att >= 2 ?
