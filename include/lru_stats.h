@@ -113,13 +113,16 @@ struct lru_dev_stats {
 };
 
 /*
- * Where the tracer counts a device: in the bucket its dev_t hashes to
- * among the few kept in each CPU's own state, claimed by the first
- * device counted there on that CPU, so that counting costs no map lookup
- * (a hash map's was 190 of the probe's 1330 ns under TCG, a second
- * per-CPU array's 14 of 257). A device whose bucket another one holds on
- * that CPU is counted in the dev_stats hash map. A bucket's CPUs may hold
- * different devices. 8 buckets: a per-CPU value is at most 32 KiB.
+ * Where the tracer counts a device: in one of the few buckets kept in
+ * each CPU's own state, so that counting costs no map lookup (a hash
+ * map's was 190 of the probe's 1330 ns under TCG, a second per-CPU
+ * array's 14 of 257). Bucket 0 is the first device's counted on that CPU
+ * (no hash to compute); another goes to the bucket its dev_t hashes to
+ * among the rest, claimed by the first device counted there on that CPU,
+ * else to the dev_stats hash map. A bucket's CPUs may hold different
+ * devices, and a device may have counts in two buckets of a CPU (its own,
+ * and bucket 0 once freed by serve): user space adds them all. 8 buckets:
+ * a per-CPU value is at most 32 KiB.
  */
 #define BHSCOPE_LRU_DEV_BUCKET_BITS	3
 #define BHSCOPE_LRU_DEV_BUCKETS		(1U << BHSCOPE_LRU_DEV_BUCKET_BITS)

@@ -150,17 +150,28 @@ static __always_inline struct lru_cpu_counters *cpu_counters_get(void)
 	return bpf_map_lookup_elem(&cpu_counters, &zero_key);
 }
 
-/* dev's counters on this CPU; NULL when no map has room for it. */
+/*
+ * dev's counters on this CPU; NULL when no map has room for it. The first
+ * device counted on a CPU takes bucket 0, found at a fixed offset (most
+ * hosts look up one device most of the time); the others go to the
+ * bucket their dev_t hashes to among the rest, else the hash map.
+ */
 static __always_inline struct lru_dev_stats *dev_stats_get(struct lru_cpu_state *st,
 							   __u32 dev)
 {
-	__u32 b = (dev * 0x9e3779b1U) >> (32 - BHSCOPE_LRU_DEV_BUCKET_BITS);
-	struct lru_dev_bucket *d = &st->buckets[b];
+	struct lru_dev_bucket *d = &st->buckets[0];
 	struct lru_cpu_counters *c;
 	struct lru_dev_stats *s;
+	__u32 b;
 
 	if (d->owner == dev + 1ULL)
 		return &d->s;
+	if (d->owner) {
+		b = (dev * 0x9e3779b1U) >> (32 - BHSCOPE_LRU_DEV_BUCKET_BITS);
+		d = &st->buckets[b ?: 1];
+		if (d->owner == dev + 1ULL)
+			return &d->s;
+	}
 	if (!d->owner) {
 		d->owner = dev + 1ULL;
 		return &d->s;
