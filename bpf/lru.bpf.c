@@ -472,9 +472,12 @@ static __always_inline void lookup_done(const void *ret,
 	}
 	if (!key)
 		key = &st->in.key;
-	/* the common case, kept short: a hit the shadow explains */
-	if (!trace_events && st->sh.valid && ret &&
-	    (__u64)bhs[0] == (__u64)ret) {
+	/*
+	 * The common case, kept short: a hit the shadow explains. A shadow
+	 * never read is all 0, so it looks like an install and goes the
+	 * long way, where it is read.
+	 */
+	if (!trace_events && ret && (__u64)bhs[0] == (__u64)ret) {
 		/* a hit, or an installed miss: the shadow changes alike */
 		slot = shadow_to_front(&st->sh, ret);
 		if ((__u32)slot < short_slots &&
