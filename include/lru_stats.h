@@ -91,7 +91,9 @@ struct lru_snapshot_msg {
 struct lru_dev_stats {
 	__u64 lookups;		/* every lookup that returned: the sum of
 				 * the outcomes (the probe leaves it 0, and
-				 * user space sums them when it reads) */
+				 * user space sums them when it reads; with
+				 * the lookup hooks, hits too: the sum of
+				 * dist[] below the LRU's size) */
 	union {
 		struct {
 			__u64 hits;

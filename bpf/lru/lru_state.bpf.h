@@ -313,16 +313,18 @@ static __always_inline void lru_count_outcome(struct lru_dev_stats *s,
 	s->outcomes[o]++;
 }
 
-/* A hit in slot: the common case, so counted without the rest. */
+/*
+ * A hit in slot: the common case, so counted without the rest, and by its
+ * distance only: user space sums the distances below the LRU's size into
+ * hits (a hit is the only lookup with one there).
+ */
 static __always_inline void lru_count_hit(struct lru_cpu_state *st,
 					 __u32 dev, int slot)
 {
 	struct lru_dev_stats *s = dev_counted(st, dev);
 
-	if (!s)
-		return;
-	s->hits++;
-	s->dist[slot]++;
+	if (s)
+		s->dist[slot]++;
 }
 
 /* Counts r for its device and, with --trace, sends it. */

@@ -63,12 +63,21 @@ static __u64 cpu_state_u64(const struct lru_session *s, const void *states,
 
 /*
  * The probe counts each lookup's outcome only: lookups is their sum. Not
- * in the hits-only tracepoint mode, which sees no lookups.
+ * in the hits-only tracepoint mode, which sees no lookups. With the lookup
+ * hooks a hit is counted by its distance only (its slot, below the LRU's
+ * size, where no other lookup has one): hits is their sum.
  */
 static void sum_lookups(const struct lru_session *s, struct lru_dev_stats *d)
 {
 	if (!lru_hooks_classify(&s->hooks))
 		return;
+	if (s->hooks.mode == LRU_MODE_FENTRY ||
+	    s->hooks.mode == LRU_MODE_KPROBE) {
+		d->hits = 0;
+		for (int i = 0; i < s->hooks.lru_size &&
+				i < BHSCOPE_LRU_DEPTH_MAX; i++)
+			d->hits += d->dist[i];
+	}
 	d->lookups = 0;
 	for (int o = 0; o < LRU_NR_LOOKUP_OUTCOMES; o++)
 		d->lookups += d->outcomes[o];
