@@ -112,7 +112,8 @@ static __always_inline bool shadow_matches(const struct lru_shadow *sh,
 {
 	if (lru0 != sh->bh[0])
 		return false;
-	return lru_slots < 2 || (__u64)bhs[1] == sh->bh[1];
+	/* BH_LRU_SIZE >= 2: user space checks (lru_kernel_slots()) */
+	return (__u64)bhs[1] == sh->bh[1];
 }
 
 /*
@@ -122,7 +123,7 @@ static __always_inline bool shadow_matches(const struct lru_shadow *sh,
 static __always_inline bool shadow_rest_matches(const struct lru_shadow *sh,
 						struct buffer_head *const *bhs)
 {
-	return lru_slots < 2 || (__u64)bhs[1] == sh->bh[1];
+	return (__u64)bhs[1] == sh->bh[1];
 }
 
 /* Reads the LRU into the shadow. */
