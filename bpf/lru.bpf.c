@@ -473,19 +473,27 @@ static __always_inline void lookup_done(const void *ret,
 	if (!key)
 		key = &st->in.key;
 	/*
-	 * The common case, kept short: a hit the shadow explains. A shadow
-	 * never read is all 0, so it looks like an install and goes the
-	 * long way, where it is read.
+	 * The common cases, kept short: a hit the shadow explains, and (no
+	 * ghost list) an install. A shadow never read is all 0: it looks
+	 * like an install, and goes the long way, where it is read.
 	 */
 	if (!trace_events && ret && (__u64)bhs[0] == (__u64)ret) {
 		/* a hit, or an installed miss: the shadow changes alike */
 		slot = shadow_to_front(&st->sh, ret);
-		if ((__u32)slot < short_slots &&
-		    shadow_rest_matches(&st->sh, bhs)) {
+		if (!shadow_rest_matches(&st->sh, bhs))
+			goto slow;
+		if ((__u32)slot < short_slots) {
 			lru_count_hit(st, key->dev, slot);
 			goto out;
 		}
+		/* so is an install into a shadow read from the LRU */
+		if (slot == -1 && short_installs && st->sh.valid) {
+			lru_count_install(st, key->dev,
+					  shadow_installed(&st->sh));
+			goto out;
+		}
 	}
+slow:
 	lookup_slow(st, bhs, ret, key, slot);
 out:
 	state_release(st);

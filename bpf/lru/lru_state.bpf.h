@@ -55,6 +55,8 @@ struct {
  * size, less its last slot where tail_note() keeps the tail's key.
  */
 const volatile __u32 short_slots = 16;
+/* Installs take the short path too: no ghost list to update. */
+const volatile bool short_installs = true;
 
 /*
  * Whether the exit of a lookup that cannot sleep (lookup_done()'s
@@ -325,6 +327,18 @@ static __always_inline void lru_count_hit(struct lru_cpu_state *st,
 
 	if (s)
 		s->dist[slot]++;
+}
+
+/* An install the shadow explains, without a ghost list: the short path. */
+static __always_inline void lru_count_install(struct lru_cpu_state *st,
+					      __u32 dev, __u64 victim)
+{
+	struct lru_dev_stats *s = dev_counted(st, dev);
+
+	if (!s)
+		return;
+	s->installed++;
+	s->evictions += victim != 0;
 }
 
 /* Counts r for its device and, with --trace, sends it. */

@@ -78,6 +78,8 @@ static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size,
 	/* the last slot's hits go the long way when its key is kept */
 	skel->rodata->short_slots = skel->rodata->lru_slots -
 				    (o->whatif > (int)skel->rodata->lru_slots);
+	/* with the ghost list, an install updates it: the long way */
+	skel->rodata->short_installs = o->whatif <= (int)skel->rodata->lru_slots;
 	skel->rodata->whatif_depth = o->whatif;
 	skel->rodata->trace_events = o->trace;
 	/* lost kretprobe instances show only as entries without an exit */
