@@ -48,17 +48,43 @@
 char LICENSE[] SEC("license") = "GPL";
 
 /*
+ * With the ghost list or a trace: the shadow's last slot changed (an
+ * install, a hit there, a restart), so its key is read now, while the LRU
+ * holds that bh; a later install evicts it and releases it before any
+ * probe runs. Not the LRU's own last slot: the key stays unknown (0).
+ */
+static __always_inline void tail_note(struct lru_cpu_state *st,
+				      struct buffer_head *const *bhs)
+{
+	struct buffer_head *bh;
+	__u64 last;
+
+	if (!ghost_cap(lru_slots) && !trace_events)
+		return;
+	last = st->sh.bh[lru_slots - 1];
+	if (last == st->tail_bh)
+		return;
+	bh = bhs[lru_slots - 1];
+	if (last && (__u64)bh == last) {
+		lru_key_of(bh, &st->tail);
+		st->tail_bh = last;
+	} else {
+		st->tail_bh = 0;
+	}
+}
+
+/*
  * The key of the shadow's bh at slot i, for a trace snapshot. The LRU
  * holds every one of them, but the last one when this lookup installed
- * into a full LRU: that one was released, so it comes from the entry.
+ * into a full LRU: that one was released, so it comes from tail_note().
  */
 static __always_inline void snapshot_key(struct lru_cpu_state *st, int i,
 					 struct lru_key *k)
 {
 	__u64 bh = st->sh.bh[i];
 
-	if (bh == st->in.victim_bh)
-		*k = st->in.victim;
+	if (bh == st->tail_bh)
+		*k = st->tail;
 	else
 		lru_key_read((const void *)bh, k);
 }
@@ -132,9 +158,10 @@ static __always_inline void lookup_installed(struct lru_cpu_state *st,
 	depth = ghost_take(&st->ghost, &r->key);
 	if (depth >= 0)
 		r->dist = lru_slots + depth;
-	/* its key was read at entry; released since, the bh is not read */
-	if (victim_bh && victim_bh == st->in.victim_bh)
-		ghost_push(&st->ghost, &st->in.victim, cap);
+	/* its key was read when it reached the last slot: released since,
+	 * the bh is not read */
+	if (victim_bh && victim_bh == st->tail_bh)
+		ghost_push(&st->ghost, &st->tail, cap);
 	else if (victim_bh)
 		lru_resync();	/* the ghost list misses it: a lower bound */
 }
@@ -172,6 +199,7 @@ static __always_inline void model_restart(struct lru_cpu_state *st,
 	else
 		lru_resync();
 	shadow_read(&st->sh, bhs);
+	tail_note(st, bhs);
 	st->trace_synced = 0;
 }
 
@@ -210,20 +238,28 @@ static __always_inline void lookup_unexplained(struct lru_cpu_state *st,
 	lru_account(st, r);
 }
 
+/* What the kernel did, for the trace: LRU_EV_FOUND and LRU_EV_FRONT. */
+static __always_inline __u8 lookup_flags(const void *ret, __u64 lru0)
+{
+	if (!ret)
+		return 0;
+	return LRU_EV_FOUND | (lru0 == (__u64)ret ? LRU_EV_FRONT : 0);
+}
+
 /*
  * Every lookup but a hit the shadow explains. lru0 is the LRU's slot 0;
  * when it is ret, shadow_to_front() has run already and said slot and
- * victim. flags: LRU_EV_FOUND and LRU_EV_FRONT, for the trace.
+ * victim.
  */
 static __always_inline void lookup_classify(struct lru_cpu_state *st,
 					    struct buffer_head *const *bhs,
 					    __u64 lru0, const void *ret,
 					    const struct lru_key *key,
-					    int slot, __u64 victim, __u8 flags)
+					    int slot, __u64 victim)
 {
 	struct lru_result r = {
 		.key = *key, .dist = -1, .slot = -1, .lru_size = lru_slots,
-		.outcome = LRU_UNSYNCED, .flags = flags,
+		.outcome = LRU_UNSYNCED, .flags = lookup_flags(ret, lru0),
 	};
 
 	if (!st->sh.valid) {
@@ -260,6 +296,7 @@ static __always_inline void lookup_classify(struct lru_cpu_state *st,
 		lookup_not_installed(st, &r);
 	}
 	lru_account(st, &r);
+	tail_note(st, bhs);
 }
 
 /* A task's context switches (voluntary and not). */
@@ -279,11 +316,10 @@ static __always_inline void lookup_entered(const struct lru_key *key)
 	struct buffer_head *const *bhs = lru_this_cpu();
 	struct lru_cpu_state *st = cpu_state_get();
 	struct task_struct *t;
-	struct buffer_head *last;
 
 	if (!bhs || !st)
 		return;
-	if (count_runs)
+	if (key && count_runs)	/* kprobe mode */
 		__sync_fetch_and_add(&st->entries, 1);
 	if (!state_claim(st))
 		return;		/* its exit finds no entry: unsynced */
@@ -300,12 +336,6 @@ static __always_inline void lookup_entered(const struct lru_key *key)
 	 */
 	if (!st->sh.valid || !shadow_matches(&st->sh, (__u64)bhs[0], bhs))
 		model_restart(st, bhs, st->sh.valid && !bhs[0]);
-	if (ghost_cap(lru_slots) || trace_events) {
-		last = bhs[lru_slots - 1];
-		st->in.victim_bh = (__u64)last;
-		if (last)
-			lru_key_of(last, &st->in.victim);
-	}
 	state_release(st);
 }
 
@@ -328,54 +358,107 @@ static __always_inline bool lookup_proven(struct lru_cpu_state *st)
 
 /*
  * A lookup whose exit cannot prove what it did. A NULL return is absent
- * wherever it ran; the rest is unsynced. key NULL: not known (a kretprobe
- * after a switch, nothing returned), counted per CPU.
+ * wherever it ran; the rest is unsynced. key NULL: a kretprobe's, read
+ * from the bh returned, or not known (nothing returned), then counted
+ * per CPU. Out of line: rare, and the short path keeps fewer registers.
  */
-static __always_inline void lookup_unproven(struct lru_cpu_state *st,
-					    struct buffer_head *const *bhs,
-					    const void *ret,
-					    const struct lru_key *key,
-					    __u8 flags)
+static __noinline int lookup_unproven(struct lru_cpu_state *st,
+				      struct buffer_head *const *bhs,
+				      const void *ret,
+				      const struct lru_key *key)
 {
+	__u64 lru0 = (__u64)bhs[0];
 	struct lru_result r = {
-		.dist = -1, .slot = -1, .lru_size = lru_slots, .flags = flags,
+		.dist = -1, .slot = -1, .lru_size = lru_slots,
+		.flags = lookup_flags(ret, lru0),
 		.outcome = ret ? LRU_UNSYNCED : LRU_MISS_ABSENT,
 	};
 
 	/* it may have changed this LRU, or another CPU's: re-read if so */
-	if (!st->sh.valid || !shadow_matches(&st->sh, (__u64)bhs[0], bhs)) {
-		model_restart(st, bhs, st->sh.valid && !bhs[0]);
+	if (!st->sh.valid || !shadow_matches(&st->sh, lru0, bhs)) {
+		model_restart(st, bhs, st->sh.valid && !lru0);
 		r.flags |= LRU_EV_RESTART;
 	}
-	if (!key) {
+	if (key) {
+		r.key = *key;
+	} else if (ret) {
+		lru_key_read(ret, &r.key);
+	} else {
 		count_cpu(__builtin_offsetof(struct lru_cpu_counters,
 					     unsynced_nodev));
 		/* traced with no key, counted on no device */
 		if (trace_events)
 			trace_lookup(st, &r);
-		return;
+		return 0;
 	}
-	r.key = *key;
 	lru_account(st, &r);
+	return 0;
+}
+
+/*
+ * Every proven lookup but a hit the short path counts. slot: what
+ * shadow_to_front() said (a hit's slot, -1 an install: ret is at the
+ * LRU's front), or -2 if it did not run.
+ */
+static __noinline int lookup_slow(struct lru_cpu_state *st,
+				  struct buffer_head *const *bhs,
+				  const void *ret, const struct lru_key *key,
+				  int slot)
+{
+	__u64 victim = 0;
+
+	/* with --trace every lookup comes here */
+	if (trace_events && slot == -2 && st->sh.valid && ret &&
+	    (__u64)bhs[0] == (__u64)ret) {
+		/* a replay starts from the LRU before this lookup */
+		if (!st->trace_synced)
+			trace_snapshot(st);
+		slot = shadow_to_front(&st->sh, ret);
+	}
+	if (slot == -1)
+		victim = shadow_installed(&st->sh);
+	lookup_classify(st, bhs, slot >= -1 ? (__u64)ret : (__u64)bhs[0],
+			ret, key, slot, victim);
+	return 0;
+}
+
+/*
+ * Whether the exit may trust what it sees to be this lookup's work alone
+ * on this CPU (see solo_off and lookup_proven()).
+ */
+static __always_inline bool lookup_trusted(struct lru_cpu_state *st,
+					   bool may_solo)
+{
+	__u32 off;
+
+	if (!may_solo)
+		return lookup_proven(st);
+	off = solo_off;
+	if (!off)
+		return true;
+	return off & LRU_SOLO_ENTRY ? lookup_proven(st) : false;
 }
 
 /*
  * The one classifying probe of a lookup: key is its (bdev, block, size),
  * or NULL for a kretprobe (then the entry's, if proven), ret its bh.
+ * may_solo: a lookup that cannot sleep, which the exit proves alone (no
+ * entry probe) while the preemption model switches no task inside it
+ * (none, voluntary: user space attaches the entry probe otherwise, and
+ * when the model is switched, see solo_off). kprobe: a kretprobe, whose
+ * runs are counted (an entry without an exit is a lost lookup).
  */
 static __always_inline void lookup_done(const void *ret,
-					const struct lru_key *key)
+					const struct lru_key *key,
+					bool may_solo, bool kprobe)
 {
 	struct buffer_head *const *bhs = lru_this_cpu();
 	struct lru_cpu_state *st = cpu_state_get();
-	struct lru_key k;
-	__u64 lru0, victim = 0;
-	int slot = -1;
-	__u8 flags;
+	int slot = -2;
 
 	if (!bhs || !st)
 		return;
-	if (count_runs)
+	if (kprobe && count_runs)
 		__sync_fetch_and_add(&st->exits, 1);
 	if (!state_claim(st)) {
 		/* another probe here was preempted inside: not counted */
@@ -383,33 +466,35 @@ static __always_inline void lookup_done(const void *ret,
 					     lookups_lost));
 		return;
 	}
-	lru0 = (__u64)bhs[0];
-	flags = (ret ? LRU_EV_FOUND : 0) |
-		(ret && lru0 == (__u64)ret ? LRU_EV_FRONT : 0);
-	if (!lookup_proven(st)) {
-		if (!key && ret) {
-			lru_key_read(ret, &k);
-			key = &k;
-		}
-		lookup_unproven(st, bhs, ret, key, flags);
+	if (!lookup_trusted(st, may_solo)) {
+		lookup_unproven(st, bhs, ret, key);
 		goto out;
 	}
 	if (!key)
 		key = &st->in.key;
-	if (st->sh.valid && ret && lru0 == (__u64)ret) {
-		/* a replay starts from the LRU before this lookup */
-		if (trace_events && !st->trace_synced)
-			trace_snapshot(st);
+	/*
+	 * The common cases, kept short: a hit the shadow explains, and (no
+	 * ghost list) an install. A shadow never read is all 0: it looks
+	 * like an install, and goes the long way, where it is read.
+	 */
+	if (!trace_events && ret && (__u64)bhs[0] == (__u64)ret) {
 		/* a hit, or an installed miss: the shadow changes alike */
-		slot = shadow_to_front(&st->sh, ret, &victim);
-		/* the common case, kept short: a hit the shadow explains */
-		if (slot >= 0 && !trace_events &&
-		    shadow_matches(&st->sh, lru0, bhs)) {
+		slot = shadow_to_front(&st->sh, ret);
+		if (!shadow_rest_matches(&st->sh, bhs))
+			goto slow;
+		if ((__u32)slot < short_slots) {
 			lru_count_hit(st, key->dev, slot);
 			goto out;
 		}
+		/* so is an install into a shadow read from the LRU */
+		if (slot == -1 && short_installs && st->sh.valid) {
+			lru_count_install(st, key->dev,
+					  shadow_installed(&st->sh));
+			goto out;
+		}
 	}
-	lookup_classify(st, bhs, lru0, ret, key, slot, victim, flags);
+slow:
+	lookup_slow(st, bhs, ret, key, slot);
 out:
 	state_release(st);
 }
@@ -441,7 +526,7 @@ int BPF_PROG(fexit_lookup, struct block_device *bdev, sector_t block,
 {
 	struct lru_key key = { block, bdev->bd_dev, size };
 
-	lookup_done(ret, &key);
+	lookup_done(ret, &key, true, false);
 	return 0;
 }
 
@@ -451,7 +536,7 @@ int BPF_PROG(fexit_lookup2, struct block_device *bdev, sector_t block,
 {
 	struct lru_key key = { block, bdev->bd_dev, size };
 
-	lookup_done(ret, &key);
+	lookup_done(ret, &key, false, false);
 	return 0;
 }
 
@@ -461,7 +546,7 @@ int BPF_PROG(fexit_lookup_common, struct block_device *bdev, sector_t block,
 {
 	struct lru_key key = { block, bdev->bd_dev, size };
 
-	lookup_done(ret, &key);
+	lookup_done(ret, &key, false, false);
 	return 0;
 }
 
@@ -487,7 +572,7 @@ int BPF_KPROBE(kprobe_lookup, struct block_device *bdev, sector_t block,
 SEC("kretprobe/__find_get_block")
 int BPF_KRETPROBE(kretprobe_lookup, struct buffer_head *ret)
 {
-	lookup_done(ret, NULL);
+	lookup_done(ret, NULL, false, true);
 	return 0;
 }
 
@@ -508,6 +593,38 @@ int prime_shadow(void *ctx)
 	if (!st->sh.valid)
 		model_restart(st, bhs, false);
 	state_release(st);
+	return 0;
+}
+
+/*
+ * The preemption model is being switched (PREEMPT_DYNAMIC, through
+ * debugfs's sched/preempt). Each switch first turns kernel preemption on,
+ * whatever the new model (kernel/sched/core.c), so any call ends what an
+ * exit probe alone can prove.
+ */
+SEC("fentry/sched_dynamic_update")
+int BPF_PROG(watch_preempt)
+{
+	__sync_fetch_and_or(&solo_off, LRU_SOLO_SWITCHED);
+	return 0;
+}
+
+/* PREEMPT_DYNAMIC's model: none 0, voluntary 1, full 2 (6.13: lazy 3). */
+extern const void preempt_dynamic_mode __ksym __weak;
+
+/* read_preempt_mode()'s answer: the model, or -1 if it is not a symbol. */
+int preempt_mode_now = -1;
+
+/* Run by user space (BPF_PROG_TEST_RUN): reads the model the kernel uses. */
+SEC("raw_tp")
+int read_preempt_mode(void *ctx)
+{
+	int mode;
+
+	if (!&preempt_dynamic_mode ||
+	    bpf_probe_read_kernel(&mode, sizeof(mode), &preempt_dynamic_mode))
+		mode = -1;
+	preempt_mode_now = mode;
 	return 0;
 }
 

@@ -89,7 +89,11 @@ struct lru_snapshot_msg {
 
 /* Per device, per CPU. */
 struct lru_dev_stats {
-	__u64 lookups;		/* every lookup that returned */
+	__u64 lookups;		/* every lookup that returned: the sum of
+				 * the outcomes (the probe leaves it 0, and
+				 * user space sums them when it reads; with
+				 * the lookup hooks, hits too: the sum of
+				 * dist[] below the LRU's size) */
 	union {
 		struct {
 			__u64 hits;
@@ -111,13 +115,16 @@ struct lru_dev_stats {
 };
 
 /*
- * Where the tracer counts a device: in the bucket its dev_t hashes to
- * among the few kept in each CPU's own state, claimed by the first
- * device counted there on that CPU, so that counting costs no map lookup
- * (a hash map's was 190 of the probe's 1330 ns under TCG, a second
- * per-CPU array's 14 of 257). A device whose bucket another one holds on
- * that CPU is counted in the dev_stats hash map. A bucket's CPUs may hold
- * different devices. 8 buckets: a per-CPU value is at most 32 KiB.
+ * Where the tracer counts a device: in one of the few buckets kept in
+ * each CPU's own state, so that counting costs no map lookup (a hash
+ * map's was 190 of the probe's 1330 ns under TCG, a second per-CPU
+ * array's 14 of 257). Bucket 0 is the first device's counted on that CPU
+ * (no hash to compute); another goes to the bucket its dev_t hashes to
+ * among the rest, claimed by the first device counted there on that CPU,
+ * else to the dev_stats hash map. A bucket's CPUs may hold different
+ * devices, and a device may have counts in two buckets of a CPU (its own,
+ * and bucket 0 once freed by serve): user space adds them all. 8 buckets:
+ * a per-CPU value is at most 32 KiB.
  */
 #define BHSCOPE_LRU_DEV_BUCKET_BITS	3
 #define BHSCOPE_LRU_DEV_BUCKETS		(1U << BHSCOPE_LRU_DEV_BUCKET_BITS)
@@ -140,6 +147,13 @@ static inline void lru_stats_count(struct lru_dev_stats *s, unsigned int o)
 		o = LRU_UNSYNCED;
 	s->outcomes[o]++;
 }
+
+/*
+ * The probe's solo_off word (.bss): 0 while the exit of a lookup that
+ * cannot sleep proves it alone, else why not.
+ */
+#define LRU_SOLO_SWITCHED	1U	/* the preemption model was switched */
+#define LRU_SOLO_ENTRY		2U	/* its entry probe is attached */
 
 /* Per CPU, whatever the device. */
 struct lru_cpu_counters {

@@ -19,20 +19,45 @@
 
 #include "lru_stats.h"
 
-#define GHOST_FILTER_BITS	8
+/*
+ * 2048 counters for at most 254 keys (BHSCOPE_LRU_DEPTH_MAX less the
+ * LRU's 2 or more slots, so a u8 holds any count): a miss whose key is
+ * not here finds its counter 0 but for about one in 40 with --whatif 64
+ * (48 keys), and a search costs tens of instructions a key.
+ */
+#define GHOST_FILTER_BITS	11
 #define GHOST_FILTER_SIZE	(1U << GHOST_FILTER_BITS)
 
 struct lru_ghost {
 	__u32 len;
 	__u32 head;				/* index of depth 0 */
 	struct lru_key keys[BHSCOPE_LRU_DEPTH_MAX];
-	__u16 filter[GHOST_FILTER_SIZE];	/* keys per hash */
+	__u8 filter[GHOST_FILTER_SIZE];		/* keys per hash */
 };
+
+/* The unit tests compile this header with gcc too. */
+#ifdef __clang__
+#define GHOST_UNROLL	_Pragma("clang loop unroll(full)")
+#else
+#define GHOST_UNROLL
+#endif
+
+typedef __u64 __attribute__((may_alias)) ghost_u64;
+
+/* dev and size as one word: a key is two compares */
+static __always_inline __u64 lru_key_devsize(const struct lru_key *k)
+{
+	return *(const ghost_u64 *)&k->dev;
+}
+
+_Static_assert(__builtin_offsetof(struct lru_key, size) ==
+	       __builtin_offsetof(struct lru_key, dev) + 4,
+	       "lru_key_devsize() reads dev and size as one u64");
 
 static __always_inline bool lru_key_eq(const struct lru_key *a,
 				       const struct lru_key *b)
 {
-	return a->block == b->block && a->dev == b->dev && a->size == b->size;
+	return a->block == b->block && lru_key_devsize(a) == lru_key_devsize(b);
 }
 
 /*
@@ -45,7 +70,9 @@ static __always_inline bool lru_key_eq(const struct lru_key *a,
 			 (32 - GHOST_FILTER_BITS))
 _Static_assert(!(BHSCOPE_LRU_DEPTH_MAX & (BHSCOPE_LRU_DEPTH_MAX - 1)),
 	       "BHSCOPE_LRU_DEPTH_MAX must be a power of 2");
-_Static_assert(BHSCOPE_LRU_DEPTH_MAX < 65536, "filter counts are u16");
+_Static_assert(GHOST_FILTER_SIZE % 64 == 0, "ghost_clear() zeroes 64 bytes a step");
+_Static_assert(BHSCOPE_LRU_DEPTH_MAX - 2 < 256,
+	       "filter counts are u8: at most DEPTH_MAX - 2 keys");
 
 /* The key at depth d (below len). */
 static __always_inline struct lru_key *ghost_at(struct lru_ghost *g, __u32 d)
@@ -62,26 +89,55 @@ static __always_inline struct lru_key *ghost_at(struct lru_ghost *g, __u32 d)
 struct ghost_loop {
 	struct lru_ghost *g;
 	const struct lru_key *key;
-	__u32 depth;		/* where the key was found, or the first to drop */
+	__u32 depth;		/* searched below it: where the key was found;
+				 * dropping: the first key to drop */
+	__u32 found;
 };
 
-static long ghost_find_one(__u64 i, void *data)
+/*
+ * Keys a step of the search compares: a bpf_loop() step costs about as
+ * much as a comparison, so each compares several.
+ */
+#define GHOST_FIND_STEP	8
+
+/* Compares the keys at depths GHOST_FIND_STEP * i ... below l->depth. */
+static long ghost_find_step(__u64 i, void *data)
 {
 	struct ghost_loop *l = data;
+	__u64 block = l->key->block, devsize = lru_key_devsize(l->key);
+	__u32 d = i * GHOST_FIND_STEP, end = l->depth;
+	const struct lru_key *k;
 
-	if (!lru_key_eq(ghost_at(l->g, i), l->key))
-		return 0;
-	l->depth = i;
-	return 1;
+GHOST_UNROLL
+	for (int j = 0; j < GHOST_FIND_STEP; j++, d++) {
+		if (d >= end)
+			return 1;
+		k = ghost_at(l->g, d);
+		if (k->block == block && lru_key_devsize(k) == devsize) {
+			l->depth = d;
+			l->found = 1;
+			return 1;
+		}
+	}
+	return 0;
 }
 
-/* key at depth d - i = key at d - i - 1: closes the gap at depth d. */
-static long ghost_shift_one(__u64 i, void *data)
+/*
+ * Closes the gap at depth l->depth: the key at depth d takes the one at
+ * d - 1, for d from l->depth down to 1, GHOST_FIND_STEP of them a step.
+ */
+static long ghost_shift_step(__u64 i, void *data)
 {
 	struct ghost_loop *l = data;
-	__u32 d = l->depth - i;
+	__u32 k = i * GHOST_FIND_STEP, d;
 
-	*ghost_at(l->g, d) = *ghost_at(l->g, d - 1);
+GHOST_UNROLL
+	for (int j = 0; j < GHOST_FIND_STEP; j++, k++) {
+		if (k >= l->depth)
+			return 1;
+		d = l->depth - k;
+		*ghost_at(l->g, d) = *ghost_at(l->g, d - 1);
+	}
 	return 0;
 }
 
@@ -94,38 +150,48 @@ static long ghost_drop_one(__u64 i, void *data)
 	return 0;
 }
 
+/* Searches the len keys for key: its depth, or -1. */
+static __always_inline int ghost_search(struct lru_ghost *g,
+					const struct lru_key *key, __u32 len)
+{
+	struct ghost_loop l = { .g = g, .key = key, .depth = len };
+
+	bpf_loop((len + GHOST_FIND_STEP - 1) / GHOST_FIND_STEP,
+		 ghost_find_step, &l, 0);
+	return l.found ? (int)l.depth : -1;
+}
+
 /* Depth of key (0: evicted last), left where it is; -1 if it is absent. */
 static __always_inline int ghost_find(struct lru_ghost *g,
 				      const struct lru_key *key)
 {
-	struct ghost_loop l = { .g = g, .key = key,
-				.depth = BHSCOPE_LRU_DEPTH_MAX };
 	__u32 len = g->len;
 
 	if (!g->filter[GHOST_HASH(key)])
 		return -1;
 	if (len > BHSCOPE_LRU_DEPTH_MAX)
 		len = BHSCOPE_LRU_DEPTH_MAX;
-	bpf_loop(len, ghost_find_one, &l, 0);
-	return l.depth < len ? (int)l.depth : -1;
+	return ghost_search(g, key, len);
 }
 
 /* Depth of key (0: evicted last) after removing it; -1 if it is absent. */
 static __always_inline int ghost_take(struct lru_ghost *g,
 				      const struct lru_key *key)
 {
-	struct ghost_loop l = { .g = g, .key = key,
-				.depth = BHSCOPE_LRU_DEPTH_MAX };
+	struct ghost_loop l = { .g = g, .key = key };
 	__u32 len = g->len, h = GHOST_HASH(key);
+	int depth;
 
 	if (!g->filter[h])
 		return -1;
 	if (len > BHSCOPE_LRU_DEPTH_MAX)
 		len = BHSCOPE_LRU_DEPTH_MAX;
-	bpf_loop(len, ghost_find_one, &l, 0);
-	if (l.depth >= len)
+	depth = ghost_search(g, key, len);
+	if (depth < 0)
 		return -1;
-	bpf_loop(l.depth, ghost_shift_one, &l, 0);
+	l.depth = depth;
+	bpf_loop((l.depth + GHOST_FIND_STEP - 1) / GHOST_FIND_STEP,
+		 ghost_shift_step, &l, 0);
 	g->head = GHOST_IDX(g->head + 1);
 	g->len = len - 1;
 	g->filter[h]--;
@@ -163,13 +229,25 @@ static __always_inline void ghost_push(struct lru_ghost *g,
 	g->len = len + 1;
 }
 
+/* Zeroes 8 words of the filter (too long for clang to inline a memset). */
+static long ghost_clear_step(__u64 i, void *data)
+{
+	ghost_u64 *w = (ghost_u64 *)((struct lru_ghost *)data)->filter;
+
+	i = (i * 8) & (sizeof(((struct lru_ghost *)0)->filter) / 8 - 1);
+GHOST_UNROLL
+	for (int j = 0; j < 8; j++)
+		w[i + j] = 0;
+	return 0;
+}
+
 /* Forgets every key. */
 static __always_inline void ghost_clear(struct lru_ghost *g)
 {
 	if (!g->len)
 		return;
 	g->len = 0;
-	__builtin_memset(g->filter, 0, sizeof(g->filter));
+	bpf_loop(sizeof(g->filter) / 64, ghost_clear_step, g, 0);
 }
 
 #endif /* BHSCOPE_LRU_GHOST_BPF_H */

@@ -29,7 +29,7 @@
  * Slots from len on hold 0: shadow_read() clears them and a change only
  * moves entries down one, so a search stops at the first 0. Slot
  * lru_slots, past the LRU's last, is always 0 (an install into a full
- * LRU moves the last entry there, and shadow_to_front() takes it out);
+ * LRU moves the last entry there, and shadow_installed() takes it out);
  * bh[] has one more slot than the largest LRU, so it always exists.
  */
 struct lru_shadow {
@@ -59,11 +59,10 @@ static __always_inline int shadow_find(const struct lru_shadow *sh,
  * moved down one) or an installed miss (every slot moved down one, the
  * last one fell off). Makes the same change here, in one pass that finds
  * front's slot while it moves the entries in front of it: returns that
- * slot, or -1 for an install, with the bh it pushed out of a full LRU in
- * *victim (else 0).
+ * slot, or -1 for an install, whose change shadow_installed() completes.
  */
 static __always_inline int shadow_to_front(struct lru_shadow *sh,
-					   const void *front, __u64 *victim)
+					   const void *front)
 {
 	__u64 moving = (__u64)front, bh;
 	int slot = BHSCOPE_LRU_SLOTS_MAX;
@@ -78,16 +77,23 @@ static __always_inline int shadow_to_front(struct lru_shadow *sh,
 		}
 		moving = bh;
 	}
-	if (bh)
-		return slot;	/* stopped at front: a hit */
-	/* stopped at the first 0: installed; a full LRU's last entry fell
-	 * to slot lru_slots */
-	*victim = sh->bh[lru_slots];
-	if (*victim)
+	return bh ? slot : -1;
+}
+
+/*
+ * After shadow_to_front() said -1 (it stopped at the first 0): a full
+ * LRU's last entry fell to slot lru_slots. Takes it out and returns it
+ * (the bh the install evicted), else 0.
+ */
+static __always_inline __u64 shadow_installed(struct lru_shadow *sh)
+{
+	__u64 victim = sh->bh[lru_slots];
+
+	if (victim)
 		sh->bh[lru_slots] = 0;
 	else
 		sh->len++;
-	return -1;
+	return victim;
 }
 
 /*
@@ -106,7 +112,18 @@ static __always_inline bool shadow_matches(const struct lru_shadow *sh,
 {
 	if (lru0 != sh->bh[0])
 		return false;
-	return lru_slots < 2 || (__u64)bhs[1] == sh->bh[1];
+	/* BH_LRU_SIZE >= 2: user space checks (lru_kernel_slots()) */
+	return (__u64)bhs[1] == sh->bh[1];
+}
+
+/*
+ * shadow_matches() after shadow_to_front(): slot 0 holds the lookup's bh
+ * in both by then.
+ */
+static __always_inline bool shadow_rest_matches(const struct lru_shadow *sh,
+						struct buffer_head *const *bhs)
+{
+	return (__u64)bhs[1] == sh->bh[1];
 }
 
 /* Reads the LRU into the shadow. */

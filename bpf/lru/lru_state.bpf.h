@@ -51,6 +51,27 @@ struct {
 } events SEC(".maps");
 
 /*
+ * Hits at slots below this take the short path (lookup_done()): the LRU's
+ * size, less its last slot where tail_note() keeps the tail's key.
+ */
+const volatile __u32 short_slots = 16;
+/* Installs take the short path too: no ghost list to update. */
+const volatile bool short_installs = true;
+
+/*
+ * Whether the exit of a lookup that cannot sleep (lookup_done()'s
+ * may_solo) proves it alone: 0 yes, else these bits (lru_stats.h).
+ *   LRU_SOLO_SWITCHED  set by watch_preempt() when the preemption model
+ *                      is switched (any call: it turns kernel preemption
+ *                      on for a while, even on its way to voluntary).
+ *   LRU_SOLO_ENTRY     set by user space before it attaches the entry
+ *                      probe: from then on the exit trusts only what an
+ *                      entry left.
+ * Sticky.
+ */
+__u32 solo_off;
+
+/*
  * What a lookup's entry probe left for its exit probe on this CPU. The
  * exit trusts it only if it is its own task's and the task was never
  * switched out in between (see lookup_proven()).
@@ -59,12 +80,6 @@ struct lru_inflight {
 	__u64 task;		/* its task_struct's address; 0: none */
 	__u64 nsw;		/* the task's context switches at entry */
 	struct lru_key key;	/* kprobe mode: the lookup's arguments */
-	/*
-	 * The LRU's last slot at entry and its key, read while the LRU
-	 * still holds it: an install releases it (brelse) before the exit.
-	 */
-	__u64 victim_bh;
-	struct lru_key victim;
 };
 
 struct lru_cpu_state {
@@ -78,6 +93,13 @@ struct lru_cpu_state {
 	__u64 exits;
 	struct lru_inflight in;
 	struct lru_shadow sh;
+	/*
+	 * With the ghost list or a trace: the bh in the shadow's last slot
+	 * and its key, read while the LRU held it (an install releases it,
+	 * brelse, before its exit probe runs). 0: not known.
+	 */
+	__u64 tail_bh;
+	struct lru_key tail;
 	__u8 nonempty;		/* bhtune: its LRU held entries after the last
 				 * lookup (the probe's shadow says so itself) */
 	__u8 trace_synced;	/* the trace has this LRU's content */
@@ -130,17 +152,28 @@ static __always_inline struct lru_cpu_counters *cpu_counters_get(void)
 	return bpf_map_lookup_elem(&cpu_counters, &zero_key);
 }
 
-/* dev's counters on this CPU; NULL when no map has room for it. */
+/*
+ * dev's counters on this CPU; NULL when no map has room for it. The first
+ * device counted on a CPU takes bucket 0, found at a fixed offset (most
+ * hosts look up one device most of the time); the others go to the
+ * bucket their dev_t hashes to among the rest, else the hash map.
+ */
 static __always_inline struct lru_dev_stats *dev_stats_get(struct lru_cpu_state *st,
 							   __u32 dev)
 {
-	__u32 b = (dev * 0x9e3779b1U) >> (32 - BHSCOPE_LRU_DEV_BUCKET_BITS);
-	struct lru_dev_bucket *d = &st->buckets[b];
+	struct lru_dev_bucket *d = &st->buckets[0];
 	struct lru_cpu_counters *c;
 	struct lru_dev_stats *s;
+	__u32 b;
 
 	if (d->owner == dev + 1ULL)
 		return &d->s;
+	if (d->owner) {
+		b = (dev * 0x9e3779b1U) >> (32 - BHSCOPE_LRU_DEV_BUCKET_BITS);
+		d = &st->buckets[b ?: 1];
+		if (d->owner == dev + 1ULL)
+			return &d->s;
+	}
 	if (!d->owner) {
 		d->owner = dev + 1ULL;
 		return &d->s;
@@ -270,16 +303,42 @@ static __always_inline struct lru_dev_stats *dev_counted(struct lru_cpu_state *s
 	return dev_stats_get(st, dev);
 }
 
-/* A hit in slot: the common case, so counted without the rest. */
+/*
+ * Counts one lookup of outcome o. Not lookups: user space sums the
+ * outcomes into it (one increment less per lookup).
+ */
+static __always_inline void lru_count_outcome(struct lru_dev_stats *s,
+					      unsigned int o)
+{
+	if (o >= LRU_NR_LOOKUP_OUTCOMES)
+		o = LRU_UNSYNCED;
+	s->outcomes[o]++;
+}
+
+/*
+ * A hit in slot: the common case, so counted without the rest, and by its
+ * distance only: user space sums the distances below the LRU's size into
+ * hits (a hit is the only lookup with one there).
+ */
 static __always_inline void lru_count_hit(struct lru_cpu_state *st,
 					 __u32 dev, int slot)
 {
 	struct lru_dev_stats *s = dev_counted(st, dev);
 
+	if (s)
+		s->dist[slot]++;
+}
+
+/* An install the shadow explains, without a ghost list: the short path. */
+static __always_inline void lru_count_install(struct lru_cpu_state *st,
+					      __u32 dev, __u64 victim)
+{
+	struct lru_dev_stats *s = dev_counted(st, dev);
+
 	if (!s)
 		return;
-	lru_stats_count(s, LRU_HIT);
-	s->dist[slot]++;
+	s->installed++;
+	s->evictions += victim != 0;
 }
 
 /* Counts r for its device and, with --trace, sends it. */
@@ -293,7 +352,7 @@ static __always_inline void lru_account(struct lru_cpu_state *st,
 	s = dev_counted(st, r->key.dev);
 	if (!s)
 		return;
-	lru_stats_count(s, r->outcome);
+	lru_count_outcome(s, r->outcome);
 	s->evictions += r->evicted;
 	if (r->dist >= 0 && r->dist < BHSCOPE_LRU_DEPTH_MAX)
 		s->dist[r->dist]++;

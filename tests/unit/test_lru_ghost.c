@@ -65,7 +65,7 @@ static void push_take_keep_recency_order(void **state)
 /* The filter counts exactly the keys in the ring, by hash. */
 static void assert_filter_counts_ring(struct lru_ghost *g)
 {
-	__u16 want[GHOST_FILTER_SIZE] = {};
+	__typeof__(g->filter[0]) want[GHOST_FILTER_SIZE] = {};
 
 	for (__u32 d = 0; d < g->len; d++)
 		want[GHOST_HASH(ghost_at(g, d))]++;

@@ -111,12 +111,47 @@ static void full_preemption_is_read_from_debugfs_cmdline_or_version(void **state
 					why, sizeof(why)));
 }
 
+static void exit_alone_only_where_no_task_is_switched_inside(void **state)
+{
+	const char *dyn = "#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3";
+	char why[200];
+
+	(void)state;
+	/* PREEMPT_DYNAMIC: the model read from the kernel, switches watched */
+	assert_true(lru_preempt_solo_of(1, true, dyn, why, sizeof(why)));
+	assert_non_null(strstr(why, "voluntary"));
+	assert_true(lru_preempt_solo_of(0, true, dyn, why, sizeof(why)));
+	assert_non_null(strstr(why, "none"));
+	assert_false(lru_preempt_solo_of(2, true, dyn, why, sizeof(why)));
+	assert_non_null(strstr(why, "full"));
+	assert_false(lru_preempt_solo_of(3, true, dyn, why, sizeof(why)));
+	assert_non_null(strstr(why, "lazy"));
+	assert_false(lru_preempt_solo_of(7, true, dyn, why, sizeof(why)));
+	/* a switch nobody watches could come at any time */
+	assert_false(lru_preempt_solo_of(1, false, dyn, why, sizeof(why)));
+	assert_non_null(strstr(why, "sched_dynamic_update"));
+	/* PREEMPT_DYNAMIC whose model cannot be read: not known, so no */
+	assert_false(lru_preempt_solo_of(-1, true, dyn, why, sizeof(why)));
+	/* a model fixed at build time, from uname -v */
+	assert_true(lru_preempt_solo_of(-1, false, "#1 SMP Debian 6.1.192-3",
+					why, sizeof(why)));
+	assert_false(lru_preempt_solo_of(-1, false, "#1 SMP PREEMPT Tue",
+					 why, sizeof(why)));
+	assert_false(lru_preempt_solo_of(-1, false, "#1 SMP PREEMPT_RT Tue",
+					 why, sizeof(why)));
+	assert_non_null(strstr(why, "PREEMPT_RT"));
+	assert_false(lru_preempt_solo_of(-1, false, "#1 SMP PREEMPT_LAZY Tue",
+					 why, sizeof(why)));
+	assert_false(lru_preempt_solo_of(-1, false, NULL, why, sizeof(why)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kallsyms_names_must_match_exactly),
 		cmocka_unit_test(format_fields_by_name),
 		cmocka_unit_test(full_preemption_is_read_from_debugfs_cmdline_or_version),
+		cmocka_unit_test(exit_alone_only_where_no_task_is_switched_inside),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

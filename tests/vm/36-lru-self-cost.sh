@@ -29,10 +29,12 @@ for whatif in 0 64; do
 	cost=$(tail -n 1 "cost$whatif.json" | jq -c .self_cost)
 	echo "--whatif $whatif: $(jq -r '.programs[] | "\(.hook): \(.run_cnt) runs, \(.ns_per_run | floor) ns/run"' <<<"$cost" | paste -sd ';')"
 	echo "--whatif $whatif: $(jq -r .ns_per_lookup <<<"$cost") ns per lookup"
-	lru_check "--whatif $whatif: an entry and an exit probe ran once per lookup, at a cost" \
+	# the exit alone where the lookup cannot be switched out (6.1's
+	# __find_get_block under voluntary preemption), else entry and exit
+	lru_check "--whatif $whatif: the lookup's probes ran once per lookup each, at a cost" \
 		'[.programs[] | select(.hook | test("find_get_block")) | .run_cnt] as $runs |
-		 ($runs | length) == 2 and ($runs | min) >= 1200 and $runs[0] == $runs[1] and
-		 .ns_per_lookup > 0' "$cost"
+		 ($runs | length) >= 1 and ($runs | min) >= 1200 and
+		 ($runs | min) == ($runs | max) and .ns_per_lookup > 0' "$cost"
 done
 
 # For scale (TCG makes every instruction dear): a one-counter program on the

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 
 #include "lib/env.h"
+#include "lib/ticker.h"
 #include "lru.skel.h"
 #include "lru/lru_kernel.h"
 #include "lru/lru_figures.h"
@@ -73,6 +75,11 @@ static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size,
 		return NULL;
 	skel->rodata->target_dev = o->kdev;
 	skel->rodata->lru_slots = lru_size > 0 ? lru_size : 16;
+	/* the last slot's hits go the long way when its key is kept */
+	skel->rodata->short_slots = skel->rodata->lru_slots -
+				    (o->whatif > (int)skel->rodata->lru_slots);
+	/* with the ghost list, an install updates it: the long way */
+	skel->rodata->short_installs = o->whatif <= (int)skel->rodata->lru_slots;
 	skel->rodata->whatif_depth = o->whatif;
 	skel->rodata->trace_events = o->trace;
 	/* lost kretprobe instances show only as entries without an exit */
@@ -88,9 +95,14 @@ static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size,
 /* What a program is to a lookup. */
 enum hook_role { ROLE_OTHER, ROLE_LOOKUP_ENTRY, ROLE_LOOKUP_EXIT };
 
-/* Attaches prog; target is a function, or "category:name" for HOOK_TP. */
-static int attach(struct lru_session *s, struct bpf_program *prog,
-		  enum hook_kind kind, const char *target, enum hook_role role)
+/*
+ * Attaches prog; target is a function, or "category:name" for HOOK_TP.
+ * With later, only takes its slot in s->att (link NULL): attach_slot()
+ * attaches it when it is needed.
+ */
+static int attach_or_later(struct lru_session *s, struct bpf_program *prog,
+			   enum hook_kind kind, const char *target,
+			   enum hook_role role, bool later)
 {
 	struct bpf_link *link = NULL;
 	struct lru_attached *a;
@@ -99,6 +111,8 @@ static int attach(struct lru_session *s, struct bpf_program *prog,
 
 	if (s->nr_att >= LRU_MAX_ATTACHED)
 		return -E2BIG;
+	if (later)
+		goto add;
 	switch (kind) {
 	case HOOK_FENTRY:
 	case HOOK_FEXIT:
@@ -118,6 +132,7 @@ static int attach(struct lru_session *s, struct bpf_program *prog,
 	}
 	if (!link)
 		return -errno;
+add:
 	a = &s->att[s->nr_att++];
 	a->prog = prog;
 	a->link = link;
@@ -125,6 +140,23 @@ static int attach(struct lru_session *s, struct bpf_program *prog,
 	a->lookup_exit = role == ROLE_LOOKUP_EXIT;
 	snprintf(a->what, sizeof(a->what), "%s %s", hook_kind_names[kind],
 		 target);
+	return 0;
+}
+
+static int attach(struct lru_session *s, struct bpf_program *prog,
+		  enum hook_kind kind, const char *target, enum hook_role role)
+{
+	return attach_or_later(s, prog, kind, target, role, false);
+}
+
+/* Attaches the fentry/fexit program of att[i], taken by attach_or_later(). */
+static int attach_slot(struct lru_session *s, int i)
+{
+	struct bpf_link *link = bpf_program__attach_trace(s->att[i].prog);
+
+	if (!link)
+		return -errno;
+	s->att[i].link = link;
 	return 0;
 }
 
@@ -319,15 +351,22 @@ static void lookup_progs_autoload(const struct lookup_progs *p,
 	}
 }
 
+/*
+ * solo: func's exit proves its lookups alone; its entry takes its slot,
+ * for lru_check_preempt() to attach.
+ */
 static int lookup_progs_attach(struct lru_session *s, bool fentry,
 			       const struct lookup_progs *p,
-			       const struct lookup_target *t)
+			       const struct lookup_target *t, bool solo)
 {
 	enum hook_kind in = fentry ? HOOK_FENTRY : HOOK_KPROBE;
 	enum hook_kind out = fentry ? HOOK_FEXIT : HOOK_KRETPROBE;
 	int err;
 
-	err = attach(s, p->entry, in, t->func, ROLE_LOOKUP_ENTRY) ?:
+	if (solo)
+		s->solo_entry = s->nr_att;
+	err = attach_or_later(s, p->entry, in, t->func, ROLE_LOOKUP_ENTRY,
+			      solo) ?:
 	      attach(s, p->exit, out, t->func, ROLE_LOOKUP_EXIT);
 	if (err || !t->func2)
 		return err;
@@ -336,14 +375,88 @@ static int lookup_progs_attach(struct lru_session *s, bool fentry,
 	       attach(s, p->exit2 ?: p->exit, out, t->func2, ROLE_LOOKUP_EXIT);
 }
 
+/* The PREEMPT_DYNAMIC model the kernel runs, read by BPF; -1: not a symbol. */
+static int read_preempt_mode(struct lru_session *s)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+
+	s->skel->data->preempt_mode_now = -1;
+	if (bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.read_preempt_mode),
+				   &opts))
+		return -1;
+	return s->skel->data->preempt_mode_now;
+}
+
+/*
+ * May the exit probe of the lookup that cannot sleep prove it alone? Under
+ * a model that switches no task inside it, watched for switches (the
+ * watch attaches first: a switch from then on is seen by the exits).
+ */
+static bool preempt_allows_solo(struct lru_session *s, bool watch, char *why,
+				size_t len)
+{
+	struct utsname u;
+	bool watched = watch &&
+		       !attach(s, s->skel->progs.watch_preempt, HOOK_FENTRY,
+			       "sched_dynamic_update", ROLE_OTHER);
+
+	return lru_preempt_solo_of(read_preempt_mode(s), watched,
+				   uname(&u) ? NULL : u.version, why, len) &&
+	       !(s->skel->bss->solo_off & LRU_SOLO_SWITCHED);
+}
+
+void lru_check_preempt(struct lru_session *s)
+{
+	struct utsname u;
+	char why[200], at[16];
+	bool watched;
+	int err;
+
+	if (s->solo_entry < 0 || s->att[s->solo_entry].link)
+		return;
+	watched = !(s->skel->bss->solo_off & LRU_SOLO_SWITCHED);
+	if (watched && lru_preempt_solo_of(read_preempt_mode(s), true,
+					   uname(&u) ? NULL : u.version, why,
+					   sizeof(why)))
+		return;
+	/*
+	 * Switched, or a model that switches tasks inside the lookup without
+	 * the watch seeing it (then so are the exits, from now): the exits
+	 * trust only the entry's word from now on, and lookups in flight
+	 * have none, so they are unsynced.
+	 */
+	__atomic_fetch_or(&s->skel->bss->solo_off,
+			  LRU_SOLO_SWITCHED | LRU_SOLO_ENTRY, __ATOMIC_SEQ_CST);
+	err = attach_slot(s, s->solo_entry);
+	ticker_timestamp(at, sizeof(at));
+	if (err) {
+		probe_reason(why, sizeof(why), "fentry", "__find_get_block",
+			     err);
+		fprintf(stderr,
+			"bhscope: %s the preemption model was switched and the lookup's entry probe cannot attach: %s; every lookup is unsynced from now on\n",
+			at, why);
+		s->solo_entry = -1;
+		return;
+	}
+	fprintf(stderr,
+		"bhscope: %s the preemption model was switched%s: the lookup's entry probe is attached now, and the lookups in between are counted unsynced\n",
+		at, watched ? " unseen" : "");
+	probe_status_from(&s->hooks.fig[LRU_FIG_LOOKUPS],
+			  "fentry+fexit %s, the entry since %s (the preemption model was switched: lookups before it unsynced)",
+			  s->hooks.hook + strlen("fentry:"), at);
+}
+
 static int try_lookups(struct lru_session *s, const struct lru_load_opts *o,
 		       bool fentry, const struct lookup_target *t,
 		       const struct lru_symbols *sym, char *why, size_t len)
 {
 	const char *kind = fentry ? "fentry/fexit" : "kprobe/kretprobe";
 	struct lookup_progs p;
-	char optional_why[320] = "";
+	char optional_why[320] = "", solo_why[200] = "";
 	bool optional = sym->invalidate_all || sym->invalidate_cpu || sym->install;
+	/* __find_get_block never sleeps: its exit may prove it alone */
+	bool solo_ok = fentry && !t->common, solo;
+	bool watch = solo_ok && sym->sched_dynamic_update;
 	struct lru_bpf *skel;
 	int err;
 
@@ -362,6 +475,8 @@ retry:
 	lookup_progs(skel, fentry, t, &p);
 	lookup_progs_autoload(&p, t);
 	bpf_program__set_autoload(skel->progs.prime_shadow, true);
+	bpf_program__set_autoload(skel->progs.read_preempt_mode, solo_ok);
+	bpf_program__set_autoload(skel->progs.watch_preempt, watch);
 	if (optional) {
 		bpf_program__set_autoload(fentry ? skel->progs.fentry_invalidate_all :
 						   skel->progs.kprobe_invalidate_all,
@@ -380,6 +495,11 @@ retry:
 			 "bh_lrus is not in /proc/kallsyms (CONFIG_KALLSYMS_ALL is off), so BPF cannot read the LRU");
 		return err;
 	}
+	if (err && watch) {
+		/* Perhaps the watch failed: then every lookup has its entry. */
+		watch = false;
+		goto retry;
+	}
 	if (err && optional) {
 		/* Perhaps only a counter failed: retry with the lookups alone. */
 		probe_reason(optional_why, sizeof(optional_why), kind,
@@ -390,7 +510,13 @@ retry:
 	if (err)
 		return err;
 	lookup_progs(s->skel, fentry, t, &p);
-	err = lookup_progs_attach(s, fentry, &p, t);
+	solo = solo_ok && preempt_allows_solo(s, watch, solo_why,
+					      sizeof(solo_why));
+	/* set before the entry attaches: an exit without an entry is unsynced */
+	if (!solo)
+		__atomic_fetch_or(&s->skel->bss->solo_off, LRU_SOLO_ENTRY,
+				  __ATOMIC_SEQ_CST);
+	err = lookup_progs_attach(s, fentry, &p, t, solo);
 	if (err) {
 		probe_reason(why, len, kind, t->func2 && s->nr_att >= 2 ?
 			     t->func2 : t->func, err);
@@ -407,6 +533,9 @@ retry:
 		 t->func2 ? t->func2 : "");
 	lru_figures_lookups(&s->hooks, o, fentry, s->hooks.hook +
 			    strlen(fentry ? "fentry:" : "kprobe:"));
+	if (solo_ok)
+		lru_figures_lookup_proof(&s->hooks, t->func, t->func2, solo,
+					 solo_why);
 	attach_optional(s, fentry, sym, optional, optional_why);
 	return 0;
 }
@@ -469,6 +598,7 @@ int lru_load(struct lru_session *s, const struct lru_load_opts *o)
 	int err = -ENOENT;
 
 	memset(s, 0, sizeof(*s));
+	s->solo_entry = -1;
 	s->nr_cpus = libbpf_num_possible_cpus();
 	if (s->nr_cpus <= 0) {
 		fprintf(stderr, "bhscope: cannot count the possible CPUs: %s\n",

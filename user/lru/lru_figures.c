@@ -58,6 +58,23 @@ void lru_figures_lookups(struct lru_hooks *h, const struct lru_load_opts *o,
 	trace_figure(h, o);
 }
 
+void lru_figures_lookup_proof(struct lru_hooks *h, const char *func,
+			      const char *func2, bool solo, const char *why)
+{
+	char also[80] = "";
+
+	if (func2)
+		snprintf(also, sizeof(also), "; fentry+fexit %s", func2);
+	if (solo)
+		probe_status_from(&h->fig[LRU_FIG_LOOKUPS],
+				  "fexit %s alone (%s: no switch inside it; the entry attaches on a model switch)%s",
+				  func, why, also);
+	else
+		probe_status_from(&h->fig[LRU_FIG_LOOKUPS],
+				  "fentry+fexit %s (%s: the entry proves no switch)%s",
+				  func, why, also);
+}
+
 void lru_figures_bhtune(struct lru_hooks *h, const struct lru_load_opts *o,
 			int lru_size)
 {

@@ -18,6 +18,14 @@ void lru_figures_bhtune(struct lru_hooks *h, const struct lru_load_opts *o,
 void lru_figures_lookups(struct lru_hooks *h, const struct lru_load_opts *o,
 			 bool fentry, const char *func);
 
+/*
+ * How the lookups of func (which cannot sleep) are proven: by the exit
+ * alone (solo) or with the entry, and why (the preemption model); func2,
+ * if not NULL, always has both.
+ */
+void lru_figures_lookup_proof(struct lru_hooks *h, const char *func,
+			      const char *func2, bool solo, const char *why);
+
 /* block:block_touch_buffer alone: hits, and the LRU size from BTF. */
 void lru_figures_tracepoint(struct lru_hooks *h,
 			    const struct lru_load_opts *o);

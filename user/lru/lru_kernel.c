@@ -43,6 +43,8 @@ void lru_symbols_parse(FILE *kallsyms, struct lru_symbols *s)
 			s->install = true;
 		else if (!strcmp(name, "bh_lrus"))
 			s->bh_lrus = true;
+		else if (!strcmp(name, "sched_dynamic_update"))
+			s->sched_dynamic_update = true;
 	}
 }
 
@@ -103,6 +105,44 @@ bool lru_preempt_full_of(const char *debugfs, const char *cmdline,
 		return true;
 	}
 	return false;
+}
+
+bool lru_preempt_solo_of(int dyn_mode, bool watched, const char *version,
+			 char *why, size_t len)
+{
+	static const char *const names[] = { "none", "voluntary", "full", "lazy" };
+
+	if (dyn_mode >= 0) {
+		snprintf(why, len, "%s%s preemption (PREEMPT_DYNAMIC)",
+			 dyn_mode < 4 ? names[dyn_mode] : "unknown",
+			 dyn_mode < 4 ? "" : " model");
+		if (dyn_mode > 1)
+			return false;
+		if (!watched) {
+			snprintf(why + strlen(why), len - strlen(why),
+				 ", but its switches cannot be watched (no fentry on sched_dynamic_update)");
+			return false;
+		}
+		return true;
+	}
+	if (!version) {
+		snprintf(why, len, "the preemption model is not known (no uname)");
+		return false;
+	}
+	if (strstr(version, "PREEMPT_DYNAMIC")) {
+		snprintf(why, len,
+			 "the PREEMPT_DYNAMIC model cannot be read (preempt_dynamic_mode is not in kallsyms)");
+		return false;
+	}
+	if (strstr(version, "PREEMPT")) {
+		snprintf(why, len, "a kernel built to preempt (%s)",
+			 strstr(version, "PREEMPT_RT") ? "PREEMPT_RT" :
+			 strstr(version, "PREEMPT_LAZY") ? "PREEMPT_LAZY" :
+			 "PREEMPT");
+		return false;
+	}
+	snprintf(why, len, "a kernel built without kernel preemption (none or voluntary, fixed)");
+	return true;
 }
 
 static char *read_small(const char *path, char *buf, size_t len)

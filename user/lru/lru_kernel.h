@@ -20,6 +20,7 @@ struct lru_symbols {
 	bool install;			/* bh_lru_install (inlined on 6.1-6.18) */
 	bool bh_lrus;			/* the per-CPU LRU itself: a data
 					 * symbol, listed with KALLSYMS_ALL */
+	bool sched_dynamic_update;	/* PREEMPT_DYNAMIC's model switch */
 };
 
 /* Reads /proc/kallsyms once. Returns 0 or a negative errno. */
@@ -45,6 +46,18 @@ bool lru_kernel_preempt_full(char *why, size_t len);
 /* Same, from those three texts (any may be NULL): for unit tests. */
 bool lru_preempt_full_of(const char *debugfs, const char *cmdline,
 			 const char *version, char *why, size_t len);
+
+/*
+ * May an exit probe alone prove a lookup that cannot sleep (no task is
+ * switched inside it)? Only under a model that never preempts kernel code:
+ * dyn_mode is PREEMPT_DYNAMIC's (none 0, voluntary 1, full 2, lazy 3, read
+ * from the kernel; -1 where it is not a symbol), version is uname -v (a
+ * build without PREEMPT_DYNAMIC names PREEMPT, PREEMPT_RT or PREEMPT_LAZY
+ * there when it preempts). Under PREEMPT_DYNAMIC a switch must also be
+ * watched (watched). why says which, for reports.
+ */
+bool lru_preempt_solo_of(int dyn_mode, bool watched, const char *version,
+			 char *why, size_t len);
 
 /* True when the kernel can attach kprobes (tracefs kprobe_events exists). */
 bool lru_kernel_has_kprobes(void);

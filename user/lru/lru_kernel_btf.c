@@ -57,9 +57,10 @@ int lru_kernel_slots(char *why, size_t len)
 	}
 	n = bh_lru_slots(btf, why, len);
 	btf__free(btf);
-	if (n == 0 || n > BHSCOPE_LRU_SLOTS_MAX) {
+	/* the probe compares slots 0 and 1 (shadow_matches()) */
+	if ((n >= 0 && n < 2) || n > BHSCOPE_LRU_SLOTS_MAX) {
 		snprintf(why, len,
-			 "this kernel's BH_LRU_SIZE is %d; bhscope handles 1 to %d",
+			 "this kernel's BH_LRU_SIZE is %d; bhscope handles 2 to %d",
 			 n, BHSCOPE_LRU_SLOTS_MAX);
 		return -ERANGE;
 	}

@@ -43,6 +43,13 @@ struct lru_session {
 	struct lru_hooks hooks;		/* what it runs on: for reports */
 	struct lru_attached att[LRU_MAX_ATTACHED];
 	int nr_att;
+	/*
+	 * The lookup that cannot sleep (__find_get_block) proven by its exit
+	 * probe alone, while the preemption model switches no task inside
+	 * it: its entry probe's slot in att[] (link NULL until it is
+	 * attached, when the model is switched), or -1.
+	 */
+	int solo_entry;
 };
 
 /*
@@ -56,6 +63,14 @@ void lru_unload(struct lru_session *s);
 
 /* The current LRU size (bhtune's may change at run time). */
 int lru_session_lru_size(const struct lru_session *s);
+
+/*
+ * Where the lookup's exit probe proves it alone: attaches its entry probe
+ * if the preemption model was switched or allows a switch inside the
+ * lookup now (lru_read_snapshot() calls it every interval). Lookups from
+ * the switch to the attach are unsynced: the exit sees the switch.
+ */
+void lru_check_preempt(struct lru_session *s);
 
 /* Reads every device and the per-CPU counters (snap->nr_cpus is set). */
 int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap);

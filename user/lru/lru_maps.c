@@ -62,6 +62,28 @@ static __u64 cpu_state_u64(const struct lru_session *s, const void *states,
 }
 
 /*
+ * The probe counts each lookup's outcome only: lookups is their sum. Not
+ * in the hits-only tracepoint mode, which sees no lookups. With the lookup
+ * hooks a hit is counted by its distance only (its slot, below the LRU's
+ * size, where no other lookup has one): hits is their sum.
+ */
+static void sum_lookups(const struct lru_session *s, struct lru_dev_stats *d)
+{
+	if (!lru_hooks_classify(&s->hooks))
+		return;
+	if (s->hooks.mode == LRU_MODE_FENTRY ||
+	    s->hooks.mode == LRU_MODE_KPROBE) {
+		d->hits = 0;
+		for (int i = 0; i < s->hooks.lru_size &&
+				i < BHSCOPE_LRU_DEPTH_MAX; i++)
+			d->hits += d->dist[i];
+	}
+	d->lookups = 0;
+	for (int o = 0; o < LRU_NR_LOOKUP_OUTCOMES; o++)
+		d->lookups += d->outcomes[o];
+}
+
+/*
  * Adds every CPU's buckets, and puts its entry and exit probe runs into
  * counters (nr_cpus of them).
  */
@@ -83,9 +105,11 @@ static int read_buckets(const struct lru_session *s, struct lru_snapshot *snap,
 	for (int c = 0; c < s->nr_cpus && !err; c++) {
 		for (unsigned int b = 0; b < BHSCOPE_LRU_DEV_BUCKETS && !err; b++) {
 			d = cpu_bucket(s, states, c, b);
-			if (d->owner)
-				err = lru_snapshot_add_cpu(snap, d->owner - 1,
-							   c, &d->s);
+			if (!d->owner)
+				continue;
+			sum_lookups(s, &d->s);
+			err = lru_snapshot_add_cpu(snap, d->owner - 1, c,
+						   &d->s);
 		}
 	}
 	free(states);
@@ -124,6 +148,7 @@ int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
 	int err;
 
 	snap->nr_cpus = s->nr_cpus;
+	lru_check_preempt(s);
 	percpu = calloc(s->nr_cpus, sizeof(*percpu));
 	counters = calloc(s->nr_cpus, sizeof(*counters));
 	runs = calloc(s->nr_cpus, sizeof(*runs));
@@ -139,6 +164,8 @@ int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
 		prev = &key;
 		if (bpf_map_lookup_elem(stats_fd, &key, percpu))
 			continue;	/* removed meanwhile */
+		for (int c = 0; c < s->nr_cpus; c++)
+			sum_lookups(s, &percpu[c]);
 		err = lru_snapshot_add_dev(snap, key, percpu);
 	}
 	if (!err && !bpf_map_lookup_elem(counters_fd, &zero, counters)) {

@@ -32,6 +32,8 @@ int lru_selfcost_read(struct lru_selfcost *c, const struct lru_session *s)
 		__u32 len = sizeof(info);
 		struct lru_prog_cost *p = &c->prog[c->nr];
 
+		if (!s->att[i].link)
+			continue;	/* an entry probe not attached (yet) */
 		if (bpf_obj_get_info_by_fd(bpf_program__fd(s->att[i].prog),
 					   &info, &len))
 			return -errno;
