@@ -19,7 +19,7 @@ fi
 p=$("$LRU_BHSCOPE" lru --probes -j)
 if [[ $func == __find_get_block ]]; then
 	# it never sleeps: under voluntary preemption (Debian's default) its
-	# exit proves it alone (tests/vm/lru_preempt_switch.sh)
+	# exit proves it alone (tests/vm/40-lru-preempt-switch.sh)
 	lru_check "fentry is used on $func, its exit alone" \
 		".mode == \"fentry\" and (.figures.lookups.source |
 		 test(\"^fexit $func alone \\\\((none|voluntary) preemption\"))" "$p"
