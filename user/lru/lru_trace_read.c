@@ -17,19 +17,7 @@
 
 #include "lru/lru_trace.h"
 #include "lru/lru_trace_codec.h"
-
-static int fail(char *why, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#include "lib/why.h"
 
 /* A header string: NUL-terminated, printable ASCII before the NUL. */
 static bool clean_string(const char *s, size_t size)
@@ -50,27 +38,27 @@ static int check_header(const struct lru_trace_reader *r, char *why,
 	const struct lru_trace_header *h = &r->h;
 
 	if (memcmp(h->magic, LRU_TRACE_MAGIC, sizeof(h->magic)))
-		return fail(why, len, "%s is not a bhscope lru --trace file",
+		return why_fail(why, len, "%s is not a bhscope lru --trace file",
 			    r->name);
 	if ((h->version != 1 && h->version != 2) ||
 	    h->header_size != sizeof(*h) ||
 	    h->record_size != sizeof(struct lru_event))
-		return fail(why, len,
+		return why_fail(why, len,
 			    "%s is trace format version %u (header %u, record %u bytes); this bhscope reads versions 1 and 2",
 			    r->name, h->version, h->header_size,
 			    h->record_size);
 	if (h->flags & ~LRU_TRACE_FLAGS)
-		return fail(why, len, "%s: unknown header flags 0x%x",
+		return why_fail(why, len, "%s: unknown header flags 0x%x",
 			    r->name, h->flags & ~LRU_TRACE_FLAGS);
 	if (h->lru_size > BHSCOPE_LRU_SLOTS_MAX)
-		return fail(why, len, "%s: bad LRU size %u in the header (at most %d)",
+		return why_fail(why, len, "%s: bad LRU size %u in the header (at most %d)",
 			    r->name, h->lru_size, BHSCOPE_LRU_SLOTS_MAX);
 	if (h->nr_cpus < 1 || h->nr_cpus > LRU_TRACE_MAX_CPUS)
-		return fail(why, len, "%s: bad CPU count %u in the header (1 to %d)",
+		return why_fail(why, len, "%s: bad CPU count %u in the header (1 to %d)",
 			    r->name, h->nr_cpus, LRU_TRACE_MAX_CPUS);
 	if (!clean_string(h->kernel, sizeof(h->kernel)) ||
 	    !clean_string(h->hook, sizeof(h->hook)))
-		return fail(why, len, "%s: the header's kernel or hook name is not a terminated printable string",
+		return why_fail(why, len, "%s: the header's kernel or hook name is not a terminated printable string",
 			    r->name);
 	return 0;
 }
@@ -88,9 +76,9 @@ int lru_trace_open_file(struct lru_trace_reader *r, FILE *f, bool own,
 	r->bytes = n;
 	if (n != sizeof(r->h)) {
 		if (ferror(f))
-			fail(why, len, "reading %s: %s", r->name, strerror(errno));
+			why_fail(why, len, "reading %s: %s", r->name, strerror(errno));
 		else
-			fail(why, len, "%s is not a bhscope lru --trace file (%zu bytes, shorter than a header)",
+			why_fail(why, len, "%s is not a bhscope lru --trace file (%zu bytes, shorter than a header)",
 			     r->name, n);
 		goto out;
 	}
@@ -100,7 +88,7 @@ int lru_trace_open_file(struct lru_trace_reader *r, FILE *f, bool own,
 		r->prev = calloc(r->h.nr_cpus, sizeof(*r->prev));
 		r->zctx = ZSTD_createDCtx();
 		if (!r->prev || !r->zctx) {
-			fail(why, len, "%s: out of memory", r->name);
+			why_fail(why, len, "%s: out of memory", r->name);
 			goto out;
 		}
 	}
@@ -124,16 +112,16 @@ int lru_trace_open(struct lru_trace_reader *r, const char *path, char *why,
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return fail(why, len, "cannot open %s: %s", path, strerror(errno));
+		return why_fail(why, len, "cannot open %s: %s", path, strerror(errno));
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || fcntl(fd, F_SETFL, 0)) {
 		close(fd);
-		return fail(why, len, "%s is not a regular file (give a trace file, or - for standard input)",
+		return why_fail(why, len, "%s is not a regular file (give a trace file, or - for standard input)",
 			    path);
 	}
 	f = fdopen(fd, "r");
 	if (!f) {
 		close(fd);
-		return fail(why, len, "cannot open %s: %s", path, strerror(errno));
+		return why_fail(why, len, "cannot open %s: %s", path, strerror(errno));
 	}
 	return lru_trace_open_file(r, f, true, path, why, len);
 }
@@ -165,7 +153,7 @@ static int at_end(struct lru_trace_reader *r, char *why, size_t len)
 {
 	if ((r->h.flags & LRU_TRACE_COMPLETE) && !r->truncated &&
 	    r->read != r->h.records)
-		return fail(why, len, "%s holds %llu records but its header says %llu (a corrupt file)",
+		return why_fail(why, len, "%s holds %llu records but its header says %llu (a corrupt file)",
 			    r->name, (unsigned long long)r->read,
 			    (unsigned long long)r->h.records);
 	return 0;
@@ -175,11 +163,11 @@ static int check_record(struct lru_trace_reader *r, const struct lru_event *e,
 			char *why, size_t len)
 {
 	if (e->cpu >= r->h.nr_cpus)
-		return fail(why, len, "%s: record %llu is for CPU %u, beyond the %u CPUs of the header",
+		return why_fail(why, len, "%s: record %llu is for CPU %u, beyond the %u CPUs of the header",
 			    r->name, (unsigned long long)r->read, e->cpu,
 			    r->h.nr_cpus);
 	if (e->outcome > LRU_RESET)
-		return fail(why, len, "%s: record %llu has an unknown outcome %u",
+		return why_fail(why, len, "%s: record %llu has an unknown outcome %u",
 			    r->name, (unsigned long long)r->read, e->outcome);
 	return 0;
 }
@@ -197,7 +185,7 @@ static int next_v1(struct lru_trace_reader *r, struct lru_event *e,
 		return 1;
 	}
 	if (ferror(r->f))
-		return fail(why, len, "reading %s: %s", r->name, strerror(errno));
+		return why_fail(why, len, "reading %s: %s", r->name, strerror(errno));
 	if (n) {
 		char inside[64];
 
@@ -238,30 +226,30 @@ static int read_frame(struct lru_trace_reader *r, char *why, size_t len)
 	r->bytes += n;
 	if (n != sizeof(fh)) {
 		if (ferror(r->f))
-			return fail(why, len, "reading %s: %s", r->name,
+			return why_fail(why, len, "reading %s: %s", r->name,
 				    strerror(errno));
 		if (n)
 			cut_short(r, inside);
 		return 0;
 	}
 	if (memcmp(fh.magic, LRU_TRACE_FRAME_MAGIC, sizeof(fh.magic)))
-		return fail(why, len, "%s: frame %llu at byte %llu does not start like one (a corrupt file)",
+		return why_fail(why, len, "%s: frame %llu at byte %llu does not start like one (a corrupt file)",
 			    r->name, nr, at);
 	if (fh.records < 1 || fh.records > LRU_TRACE_FRAME_RECORDS_MAX ||
 	    fh.raw_bytes < sizeof(lens) || fh.raw_bytes > LRU_TRACE_RAW_BYTES_MAX ||
 	    fh.raw_bytes > sizeof(lens) + (size_t)fh.records * LRU_TRACE_RECORD_BYTES_MAX ||
 	    fh.zbytes < 1 || fh.zbytes > ZSTD_compressBound(fh.raw_bytes))
-		return fail(why, len, "%s: frame %llu at byte %llu has impossible sizes (%u records, %u bytes, %u compressed)",
+		return why_fail(why, len, "%s: frame %llu at byte %llu has impossible sizes (%u records, %u bytes, %u compressed)",
 			    r->name, nr, at, fh.records, fh.raw_bytes,
 			    fh.zbytes);
 	if (reserve(&r->zbuf, &r->zcap, fh.zbytes) ||
 	    reserve(&r->raw, &r->rawcap, fh.raw_bytes))
-		return fail(why, len, "%s: out of memory", r->name);
+		return why_fail(why, len, "%s: out of memory", r->name);
 	n = fread(r->zbuf, 1, fh.zbytes, r->f);
 	r->bytes += n;
 	if (n != fh.zbytes) {
 		if (ferror(r->f))
-			return fail(why, len, "reading %s: %s", r->name,
+			return why_fail(why, len, "reading %s: %s", r->name,
 				    strerror(errno));
 		cut_short(r, inside);
 		return 0;
@@ -269,7 +257,7 @@ static int read_frame(struct lru_trace_reader *r, char *why, size_t len)
 	got = ZSTD_decompressDCtx(r->zctx, r->raw, fh.raw_bytes, r->zbuf,
 				  fh.zbytes);
 	if (ZSTD_isError(got) || got != fh.raw_bytes)
-		return fail(why, len, "%s: frame %llu at byte %llu is corrupt (%s)",
+		return why_fail(why, len, "%s: frame %llu at byte %llu is corrupt (%s)",
 			    r->name, nr, at,
 			    ZSTD_isError(got) ? ZSTD_getErrorName(got) :
 			    "wrong decompressed size");
@@ -284,7 +272,7 @@ static int read_frame(struct lru_trace_reader *r, char *why, size_t len)
 		sum += lens[i];
 	}
 	if (sum != fh.raw_bytes || r->c.len[COL_TAGS] != fh.records)
-		return fail(why, len, "%s: frame %llu at byte %llu is corrupt (its columns do not add up)",
+		return why_fail(why, len, "%s: frame %llu at byte %llu is corrupt (its columns do not add up)",
 			    r->name, nr, at);
 	r->frames++;
 	r->left = fh.records;
@@ -387,7 +375,7 @@ static int next_v2(struct lru_trace_reader *r, struct lru_event *e,
 			return n < 0 ? -1 : (at_end(r, why, len) ?: 0);
 	}
 	if (decode(r, e))
-		return fail(why, len, "%s: frame %llu is corrupt (record %llu does not decode)",
+		return why_fail(why, len, "%s: frame %llu is corrupt (record %llu does not decode)",
 			    r->name, (unsigned long long)r->frames,
 			    (unsigned long long)r->read);
 	r->read++;
@@ -395,7 +383,7 @@ static int next_v2(struct lru_trace_reader *r, struct lru_event *e,
 		return 1;
 	for (int i = 0; i < LRU_TRACE_COLUMNS; i++)
 		if (r->c.pos[i] != r->c.len[i])
-			return fail(why, len, "%s: frame %llu is corrupt (bytes left after its last record)",
+			return why_fail(why, len, "%s: frame %llu is corrupt (bytes left after its last record)",
 				    r->name, (unsigned long long)r->frames);
 	return 1;
 }

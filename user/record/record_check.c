@@ -16,6 +16,7 @@
 
 #include "record/record_read.h"
 #include "record/record_schema.h"
+#include "lib/why.h"
 
 /* Rates (ops/s, files/s, lookups/s) and times in us: far above any host. */
 #define RATE_MAX	1e15
@@ -131,19 +132,6 @@ static const char *const want_names[] = {
 	[W_INT] = "an integer", [W_NUMBER] = "a number",
 };
 
-static int fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 const char *record_type_name(struct json_object *o)
 {
 	switch (json_object_get_type(o)) {
@@ -191,49 +179,49 @@ static int check_value(struct json_object *v, const struct field *f,
 	if (!v) {
 		if (f->flags & F_NULL)
 			return 0;
-		return fail(err, len, "field %s: want %s, found null", path,
+		return why_fail(err, len, "field %s: want %s, found null", path,
 			    want_names[f->want]);
 	}
 	if (!has_type(v, f->want))
-		return fail(err, len, "field %s: want %s, found %s", path,
+		return why_fail(err, len, "field %s: want %s, found %s", path,
 			    want_names[f->want], record_type_name(v));
 	switch (f->want) {
 	case W_INT:
 	case W_NUMBER:
 		x = json_object_get_double(v);
 		if (!isfinite(x))	/* NaN, Infinity, 1e999 */
-			return fail(err, len, "field %s: %s is not a finite number",
+			return why_fail(err, len, "field %s: %s is not a finite number",
 				    path, json_object_to_json_string(v));
 		if (x < f->min || x > f->max)
-			return fail(err, len, "field %s: %s is out of range (%.15g to %.15g)",
+			return why_fail(err, len, "field %s: %s is out of range (%.15g to %.15g)",
 				    path, json_object_to_json_string(v), f->min,
 				    f->max);
 		return 0;
 	case W_STRING:
 		x = json_object_get_string_len(v);
 		if (x < f->min || x > f->max)
-			return fail(err, len, "field %s: a string of %.0f bytes (want %.0f to %.0f)",
+			return why_fail(err, len, "field %s: a string of %.0f bytes (want %.0f to %.0f)",
 				    path, x, f->min, f->max);
 		return 0;
 	case W_ARRAY:
 		x = json_object_array_length(v);
 		if (!x && f->min && !strcmp(path, "runs"))
-			return fail(err, len, "field runs: empty, the record holds no run");
+			return why_fail(err, len, "field runs: empty, the record holds no run");
 		if (x < f->min || x > f->max)
-			return fail(err, len, "field %s: %.0f elements (want %.0f to %.0f)",
+			return why_fail(err, len, "field %s: %.0f elements (want %.0f to %.0f)",
 				    path, x, f->min, f->max);
 		return 0;
 	case W_OBJECT:
 		x = json_object_object_length(v);
 		if (x > f->max)
-			return fail(err, len, "field %s: %.0f members (want at most %.0f)",
+			return why_fail(err, len, "field %s: %.0f members (want at most %.0f)",
 				    path, x, f->max);
 		if (!(f->flags & F_NAMES))
 			return 0;
 		json_object_object_foreach(v, key, val) {
 			(void)val;
 			if (!is_name(key))
-				return fail(err, len, "field %s: member \"%.40s\" is not a name (letters, digits, _ or -, at most 32)",
+				return why_fail(err, len, "field %s: member \"%.40s\" is not a name (letters, digits, _ or -, at most 32)",
 					    path, key);
 		}
 		return 0;
@@ -257,7 +245,7 @@ static int check_at(struct json_object *node, const char *pat,
 	char key[64];
 
 	if (seg >= sizeof(key))
-		return fail(err, len, "internal: pattern %s too long", f->path);
+		return why_fail(err, len, "internal: pattern %s too long", f->path);
 	memcpy(key, pat, seg);
 	key[seg] = '\0';
 	if (!strcmp(key, "*")) {
@@ -297,7 +285,7 @@ static int check_at(struct json_object *node, const char *pat,
 		n = size - 1;
 	if (!json_object_object_get_ex(node, key, &child)) {
 		if (!*rest && (f->flags & F_REQUIRED))
-			return fail(err, len, "missing field %s", path);
+			return why_fail(err, len, "missing field %s", path);
 		return 0;
 	}
 	if (!*rest)
@@ -315,7 +303,7 @@ static int check_finite(struct json_object *o, char *path, size_t size,
 	case json_type_double:
 		if (isfinite(json_object_get_double(o)))
 			return 0;
-		return fail(err, len, "field %s: %s is not a finite number",
+		return why_fail(err, len, "field %s: %s is not a finite number",
 			    used ? path : "(top level)",
 			    json_object_to_json_string(o));
 	case json_type_array:
@@ -357,7 +345,7 @@ static int check_cpu_counts(struct json_object *root, char *err, size_t len)
 		a = record_get(root, path);
 		if (json_object_is_type(a, json_type_array) &&
 		    json_object_array_length(a) > cpus)
-			return fail(err, len, "field %s: %zu CPUs, but the host has %.0f",
+			return why_fail(err, len, "field %s: %zu CPUs, but the host has %.0f",
 				    path, json_object_array_length(a), cpus);
 	}
 	return 0;
@@ -371,26 +359,26 @@ static int check_schema(struct json_object *root, char *err, size_t len)
 	long v;
 
 	if (!json_object_is_type(root, json_type_object))
-		return fail(err, len, "not a bhscope record: the top level is %s, not an object",
+		return why_fail(err, len, "not a bhscope record: the top level is %s, not an object",
 			    record_type_name(root));
 	if (!json_object_object_get_ex(root, "schema", &s))
-		return fail(err, len, "not a bhscope record: no \"schema\" field");
+		return why_fail(err, len, "not a bhscope record: no \"schema\" field");
 	if (!json_object_is_type(s, json_type_string))
-		return fail(err, len, "field schema: want a string, found %s",
+		return why_fail(err, len, "field schema: want a string, found %s",
 			    record_type_name(s));
 	name = json_object_get_string(s);
 	slash = strchr(name, '/');
 	if (!slash || (size_t)(slash - name) != strlen(RECORD_SCHEMA_NAME) ||
 	    strncmp(name, RECORD_SCHEMA_NAME, slash - name))
-		return fail(err, len, "foreign schema \"%.64s\": not a bhscope record (want %s)",
+		return why_fail(err, len, "foreign schema \"%.64s\": not a bhscope record (want %s)",
 			    name, RECORD_SCHEMA);
 	errno = 0;
 	v = strtol(slash + 1, &end, 10);
 	if (errno || end == slash + 1 || *end || v < 1)
-		return fail(err, len, "bad schema version in \"%.64s\" (want %s)",
+		return why_fail(err, len, "bad schema version in \"%.64s\" (want %s)",
 			    name, RECORD_SCHEMA);
 	if (v > RECORD_SCHEMA_VERSION)
-		return fail(err, len, "schema %.64s is newer than this bhscope reads (%s); upgrade bhscope",
+		return why_fail(err, len, "schema %.64s is newer than this bhscope reads (%s); upgrade bhscope",
 			    name, RECORD_SCHEMA);
 	return 0;
 }

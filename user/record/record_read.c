@@ -10,22 +10,10 @@
 
 #include "lib/input_file.h"
 #include "record/record_read.h"
+#include "lib/why.h"
 
 /* Far above any real record (a few hundred KiB with per-CPU histograms). */
 #define RECORD_MAX_BYTES	(64L << 20)
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 struct json_object *record_get(struct json_object *root, const char *path)
 {
@@ -65,11 +53,11 @@ int record_get_number(struct json_object *root, const char *path, double *out,
 		return 0;
 	if (!json_object_is_type(o, json_type_int) &&
 	    !json_object_is_type(o, json_type_double))
-		return fail(err, errlen, "field %s: want a number, found %s",
+		return why_fail(err, errlen, "field %s: want a number, found %s",
 			    path, record_type_name(o));
 	*out = json_object_get_double(o);
 	if (!isfinite(*out))
-		return fail(err, errlen, "field %s: %s is not a finite number",
+		return why_fail(err, errlen, "field %s: %s is not a finite number",
 			    path, json_object_to_json_string(o));
 	return 1;
 }
@@ -91,7 +79,7 @@ static struct json_object *parse(const char *buf, size_t size, char *err,
 	size_t end;
 
 	if (!tok) {
-		fail(err, len, "out of memory");
+		why_fail(err, len, "out of memory");
 		return NULL;
 	}
 	root = json_tokener_parse_ex(tok, buf, (int)size);
@@ -99,12 +87,12 @@ static struct json_object *parse(const char *buf, size_t size, char *err,
 	end = json_tokener_get_parse_end(tok);
 	json_tokener_free(tok);
 	if (jerr == json_tokener_continue) {
-		fail(err, len, "truncated JSON: the file ends inside a value after %zu bytes",
+		why_fail(err, len, "truncated JSON: the file ends inside a value after %zu bytes",
 		     size);
 		return NULL;
 	}
 	if (!root && jerr != json_tokener_success) {
-		fail(err, len, "not JSON: %s at byte %zu",
+		why_fail(err, len, "not JSON: %s at byte %zu",
 		     json_tokener_error_desc(jerr), end);
 		return NULL;
 	}
@@ -112,13 +100,13 @@ static struct json_object *parse(const char *buf, size_t size, char *err,
 		end++;
 	if (end < size) {
 		json_object_put(root);
-		fail(err, len, "not one JSON document: trailing data at byte %zu",
+		why_fail(err, len, "not one JSON document: trailing data at byte %zu",
 		     end);
 		return NULL;
 	}
 	/* The document "null" parses to NULL, which is no error to json-c. */
 	if (!root)
-		fail(err, len, "not a bhscope record: the top level is null, not an object");
+		why_fail(err, len, "not a bhscope record: the top level is null, not an object");
 	return root;
 }
 
@@ -131,11 +119,11 @@ int record_parse(const char *buf, size_t size, struct json_object **out,
 	for (i = 0; i < size && isspace((unsigned char)buf[i]); i++)
 		;
 	if (i == size)
-		return fail(err, errlen, "empty file, not a bhscope record");
+		return why_fail(err, errlen, "empty file, not a bhscope record");
 	if (memchr(buf, '\0', size))
-		return fail(err, errlen, "not JSON: contains NUL bytes (a binary file?)");
+		return why_fail(err, errlen, "not JSON: contains NUL bytes (a binary file?)");
 	if (size > RECORD_MAX_BYTES)
-		return fail(err, errlen, "larger than %ld MiB", RECORD_MAX_BYTES >> 20);
+		return why_fail(err, errlen, "larger than %ld MiB", RECORD_MAX_BYTES >> 20);
 	root = parse(buf, size, err, errlen);
 	if (!root)
 		return -1;
