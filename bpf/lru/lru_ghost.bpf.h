@@ -232,7 +232,7 @@ static __always_inline void ghost_push(struct lru_ghost *g,
 /* Zeroes 8 words of the filter (too long for clang to inline a memset). */
 static long ghost_clear_step(__u64 i, void *data)
 {
-	ghost_u64 *w = (ghost_u64 *)((struct lru_ghost *)data)->filter;
+	ghost_u64 *w = (ghost_u64 *)((struct ghost_loop *)data)->g->filter;
 
 	i = (i * 8) & (sizeof(((struct lru_ghost *)0)->filter) / 8 - 1);
 GHOST_UNROLL
@@ -244,10 +244,13 @@ GHOST_UNROLL
 /* Forgets every key. */
 static __always_inline void ghost_clear(struct lru_ghost *g)
 {
+	/* 6.1's bpf_loop() takes a context on the stack only */
+	struct ghost_loop l = { .g = g };
+
 	if (!g->len)
 		return;
 	g->len = 0;
-	bpf_loop(sizeof(g->filter) / 64, ghost_clear_step, g, 0);
+	bpf_loop(sizeof(g->filter) / 64, ghost_clear_step, &l, 0);
 }
 
 #endif /* BHSCOPE_LRU_GHOST_BPF_H */
