@@ -16,41 +16,14 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "scratch_dir.h"
+
 #include "lib/input_file.h"
 
-static char dir[64];
 static char path[128];
 static char err[256];
 static char *data;
 static size_t len;
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/bhscope-input-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) ? -1 : 0;
-}
-
-static const char *write_file(const char *name, const char *text, size_t n)
-{
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, n, f), n);
-	assert_int_equal(fclose(f), 0);
-	return path;
-}
 
 static int read_path(const char *p, size_t max, int flags)
 {
@@ -78,7 +51,7 @@ static double now(void)
 static void regular_file_is_read_whole_and_terminated(void **state)
 {
 	(void)state;
-	assert_int_equal(read_path(write_file("a", "key = value\n", 12), 100, 0), 0);
+	assert_int_equal(read_path(scratch_file("a", "key = value\n", 12), 100, 0), 0);
 	assert_int_equal(len, 12);
 	assert_string_equal(data, "key = value\n");
 	free(data);
@@ -87,7 +60,7 @@ static void regular_file_is_read_whole_and_terminated(void **state)
 static void empty_file_is_an_empty_string(void **state)
 {
 	(void)state;
-	assert_int_equal(read_path(write_file("e", "", 0), 100, 0), 0);
+	assert_int_equal(read_path(scratch_file("e", "", 0), 100, 0), 0);
 	assert_int_equal(len, 0);
 	assert_string_equal(data, "");
 	free(data);
@@ -96,13 +69,15 @@ static void empty_file_is_an_empty_string(void **state)
 static void file_of_exactly_the_bound_is_read_one_more_byte_is_refused(void **state)
 {
 	char big[40000];
+	const char *p;
 
 	(void)state;
 	memset(big, 'x', sizeof(big));
-	assert_int_equal(read_path(write_file("b", big, sizeof(big)), sizeof(big), 0), 0);
+	p = scratch_file("b", big, sizeof(big));
+	assert_int_equal(read_path(p, sizeof(big), 0), 0);
 	assert_int_equal(len, sizeof(big));
 	free(data);
-	assert_int_equal(read_path(path, sizeof(big) - 1, 0), -1);
+	assert_int_equal(read_path(p, sizeof(big) - 1, 0), -1);
 	assert_int_equal(errno, EFBIG);
 	assert_non_null(strstr(err, "larger than"));
 }
@@ -110,7 +85,7 @@ static void file_of_exactly_the_bound_is_read_one_more_byte_is_refused(void **st
 static void directory_is_refused(void **state)
 {
 	(void)state;
-	assert_int_equal(read_path(dir, 100, 0), -1);
+	assert_int_equal(read_path(scratch_dir, 100, 0), -1);
 	assert_string_equal(err, "a directory, not a regular file");
 }
 
@@ -128,7 +103,7 @@ static void fifo_without_writer_is_refused_without_waiting(void **state)
 	double t0;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/fifo", dir);
+	snprintf(path, sizeof(path), "%s/fifo", scratch_dir);
 	assert_int_equal(mkfifo(path, 0600), 0);
 	alarm(10);	/* a hang fails the test instead of blocking make check */
 	t0 = now();
@@ -144,7 +119,7 @@ static void socket_is_refused(void **state)
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 
 	(void)state;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/sock", dir);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/sock", scratch_dir);
 	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	assert_int_equal(read_path(sa.sun_path, 100, 0), -1);
 	/* open() itself refuses a socket (ENXIO): either way, one line. */
@@ -154,7 +129,7 @@ static void socket_is_refused(void **state)
 static void missing_file_gives_the_system_error(void **state)
 {
 	(void)state;
-	snprintf(path, sizeof(path), "%s/nope", dir);
+	snprintf(path, sizeof(path), "%s/nope", scratch_dir);
 	assert_int_equal(read_path(path, 100, 0), -1);
 	assert_int_equal(errno, ENOENT);
 	assert_string_equal(err, strerror(ENOENT));
@@ -177,7 +152,7 @@ static void dash_is_stdin_when_asked_else_a_file_name(void **state)
 	dup2(saved, 0);
 	close(saved);
 	assert_true(fcntl(0, F_GETFD) >= 0);	/* stdin is not closed */
-	assert_int_equal(chdir(dir), 0);
+	assert_int_equal(chdir(scratch_dir), 0);
 	assert_int_equal(read_path("-", 100, 0), -1);
 	assert_int_equal(errno, ENOENT);
 }
@@ -215,5 +190,5 @@ int main(void)
 		cmocka_unit_test(stdin_beyond_the_bound_is_refused),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }

@@ -15,40 +15,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "scratch_dir.h"
+
 #include "serve/serve_config.h"
 
-static char dir[64];
-static char path[128];
 static char err[512];
 static struct serve_config cfg, cli;
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/bhscope-serve-conf-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) ? -1 : 0;
-}
-
-static const char *config(const char *name, const char *text, size_t len)
-{
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-	return path;
-}
 
 /* Loads p over a config whose interval is 7 s: -1 must leave it so. */
 static int load(const char *p)
@@ -72,7 +44,7 @@ static void settings_of_a_file_apply(void **state)
 	static const char text[] = "interval = 3\n# c\n\ndevice = loop0\nper-cpu=yes";
 
 	(void)state;
-	assert_int_equal(load(config("ok.conf", text, sizeof(text) - 1)), 0);
+	assert_int_equal(load(scratch_file("ok.conf", text, sizeof(text) - 1)), 0);
 	assert_true(cfg.interval_s == 3);
 	assert_true(cfg.per_cpu);
 	assert_int_equal(cfg.nr_devices, 1);
@@ -90,7 +62,7 @@ static void long_line_is_refused_not_split(void **state)
 	(void)state;
 	memset(text, '#', n);
 	strcpy(text + SERVE_CONFIG_MAX_LINE - 1, "interval = 2\n");
-	assert_int_equal(load(config("long.conf", text, strlen(text))), -1);
+	assert_int_equal(load(scratch_file("long.conf", text, strlen(text))), -1);
 	assert_non_null(strstr(err, "long.conf:1: line too long"));
 	free(text);
 }
@@ -103,14 +75,14 @@ static void longest_line_allowed_is_read(void **state)
 	(void)state;
 	memset(text, '#', n);
 	text[n] = '\n';
-	assert_int_equal(load(config("edge.conf", text, n + 1)), 0);
+	assert_int_equal(load(scratch_file("edge.conf", text, n + 1)), 0);
 	free(text);
 }
 
 static void directory_is_an_error_not_an_empty_config(void **state)
 {
 	(void)state;
-	assert_int_equal(load(dir), -1);
+	assert_int_equal(load(scratch_dir), -1);
 	assert_non_null(strstr(err, "a directory, not a regular file"));
 }
 
@@ -122,7 +94,7 @@ static void endless_or_waiting_inputs_are_refused_at_once(void **state)
 	(void)state;
 	assert_int_equal(load("/dev/zero"), -1);
 	assert_non_null(strstr(err, "cannot read /dev/zero: a character device"));
-	snprintf(fifo, sizeof(fifo), "%s/fifo.conf", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo.conf", scratch_dir);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	assert_int_equal(load(fifo), -1);
 	assert_non_null(strstr(err, "a FIFO, not a regular file"));
@@ -135,7 +107,7 @@ static void big_file_is_refused(void **state)
 
 	(void)state;
 	memset(text, '\n', n);
-	assert_int_equal(load(config("big.conf", text, n)), -1);
+	assert_int_equal(load(scratch_file("big.conf", text, n)), -1);
 	assert_non_null(strstr(err, "larger than 64 KiB"));
 	free(text);
 }
@@ -145,7 +117,7 @@ static void nul_byte_is_refused(void **state)
 	static const char text[] = "interval = 3\n\0interval = 1\n";
 
 	(void)state;
-	assert_int_equal(load(config("nul.conf", text, sizeof(text) - 1)), -1);
+	assert_int_equal(load(scratch_file("nul.conf", text, sizeof(text) - 1)), -1);
 	assert_non_null(strstr(err, "NUL byte"));
 }
 
@@ -161,5 +133,5 @@ int main(void)
 		cmocka_unit_test(nul_byte_is_refused),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }
