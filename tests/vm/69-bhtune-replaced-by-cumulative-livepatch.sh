@@ -8,7 +8,8 @@
 # it has replaced bhtune the kernel's own LRU is in use again and bhtune
 # unloads with nothing left. Reverted half-way (a task sleeping in pause(2),
 # which the cumulative patch also replaces, holds its transition open), it
-# gives bhtune the LRU back.
+# gives bhtune the LRU back; where a transition cannot be caught half-way
+# (bht_reversal_catchable: 6.12 under TCG) that part is not tried.
 # The files written meanwhile read back after a remount, e2fsck -fn is
 # clean, and no buffer_head reference is left.
 # vm-also: full
@@ -85,19 +86,23 @@ cum_gone
 # pause(2) keeps that transition from completing meanwhile.
 bht_load
 owned "loaded again"
-python3 -c 'import signal; signal.pause()' &
-pauser=$!
-sleep 1
-bht_log_mark
-bht_reverse_insmod "$CUM" "$CUM_LP" take_over=1
-settle "$CUM_LP"
-kill "$pauser"
-wait "$pauser" || true
-bht_log_since | grep -q 'reverted: bhtune.s LRU taken back' ||
-	fail "the replacement's patching was not reversed, or bhtune did not get the LRU back: $(bht_log_since | grep -E 'bhtune|livepatch')"
-[[ -e $BHT_LP && $(cat "$BHT_LP/enabled") == 1 ]] || fail "bhtune's patch is gone after the replacement was reverted"
-owned "after the reverted replacement"
-echo "the replacement, reverted half-way, gave the LRU back"
+if bht_reversal_catchable; then
+	python3 -c 'import signal; signal.pause()' &
+	pauser=$!
+	sleep 1
+	bht_log_mark
+	bht_reverse_insmod "$CUM" "$CUM_LP" take_over=1
+	settle "$CUM_LP"
+	kill "$pauser"
+	wait "$pauser" || true
+	bht_log_since | grep -q 'reverted: bhtune.s LRU taken back' ||
+		fail "the replacement's patching was not reversed, or bhtune did not get the LRU back: $(bht_log_since | grep -E 'bhtune|livepatch')"
+	[[ -e $BHT_LP && $(cat "$BHT_LP/enabled") == 1 ]] || fail "bhtune's patch is gone after the replacement was reverted"
+	owned "after the reverted replacement"
+	echo "the replacement, reverted half-way, gave the LRU back"
+else
+	echo "the reverted replacement is not tried: this kernel's transition is over before the write that starts it returns (bht_reversal_catchable)"
+fi
 cum_gone
 bht_unload
 bht_load_stop
