@@ -69,6 +69,12 @@ class Tracer:
             if len(self.progs) >= self.min_progs:
                 time.sleep(0.5)  # attach follows load
                 self.progs = set(prog_stats()) - before
+                names = {prog_stats()[i][0] for i in self.progs}
+                if self.event_prog and not any(n.startswith(self.event_prog) for n in names):
+                    self.stop()
+                    # a tracer that fell back to another hook measures something else
+                    raise RuntimeError(f"{self.name}: no {self.event_prog} program "
+                                       f"among its own ({', '.join(sorted(names))})")
                 self.cpu0, self.t0 = proc_cpu_seconds(self.proc.pid), time.time()
                 self.stats0 = {i: s for i, s in prog_stats().items() if i in self.progs}
                 return

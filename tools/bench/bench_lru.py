@@ -34,8 +34,8 @@ WORKLOADS = {
     "create": ("create-heavy", ["--phases=create"], 20000),
     "stat": ("stat-heavy, cold caches", ["--phases=stat", "--drop-caches"], 20000),
 }
-# Issue 8's targets, on the create-heavy workload.
-MAX_COST_LRU, MAX_COST_WHATIF, MAX_NS_VS_BPFTRACE, MAX_CPU_PCT = 0.03, 0.06, 0.5, 1.0
+# Issue 16's targets, on the create-heavy workload.
+MAX_COST_LRU, MAX_COST_WHATIF, MAX_NS_VS_BPFTRACE, MAX_CPU_PCT = 0.022, 0.03, 0.15, 1.0
 
 
 def lookup_func():
@@ -54,17 +54,17 @@ def note(msg):
 
 
 def targets(rows):
-    """Issue 8's targets against the create-heavy rows: [(what, value, met)]."""
+    """Issue 16's targets against the create-heavy rows: [(what, value, met)]."""
     lru, whatif, bt = rows["bhscope lru"], rows["bhscope lru --whatif 64"], rows["bpftrace"]
     ns_ratio = (lru["ns_per_event"] / bt["ns_per_event"]
                 if lru["ns_per_event"] and bt["ns_per_event"] else None)
     out = [
-        (f"bhscope lru costs < {MAX_COST_LRU:.0%} of ops/s",
-         1 - lru["ratio_to_untraced"], 1 - lru["ratio_to_untraced"] < MAX_COST_LRU),
+        (f"bhscope lru costs <= {MAX_COST_LRU:.1%} of ops/s",
+         1 - lru["ratio_to_untraced"], 1 - lru["ratio_to_untraced"] <= MAX_COST_LRU),
         (f"bhscope lru ns/lookup <= {MAX_NS_VS_BPFTRACE} x bpftrace's",
          ns_ratio, ns_ratio is not None and ns_ratio <= MAX_NS_VS_BPFTRACE),
-        (f"bhscope lru --whatif 64 costs < {MAX_COST_WHATIF:.0%} of ops/s",
-         1 - whatif["ratio_to_untraced"], 1 - whatif["ratio_to_untraced"] < MAX_COST_WHATIF),
+        (f"bhscope lru --whatif 64 costs <= {MAX_COST_WHATIF:.0%} of ops/s",
+         1 - whatif["ratio_to_untraced"], 1 - whatif["ratio_to_untraced"] <= MAX_COST_WHATIF),
     ]
     for name in ("bhscope lru", "bhscope lru --whatif 64"):
         cpu = rows[name]["tracer_cpu_pct"]
