@@ -46,12 +46,12 @@ static void received(int fd, const char *want_prefix)
 
 static void ready_reaches_a_socket_path(void **state)
 {
-	char path[] = "/tmp/bhscope-notify-test.XXXXXX";
+	char path[64] = "/tmp/bhscope-notify-test.XXXXXX";
 	int fd;
 
 	(void)state;
 	assert_non_null(mkdtemp(path));
-	strcat(path, "/s");
+	strcat(path, "/s");	/* room for it: path[64] */
 	fd = listener(path);
 	setenv("NOTIFY_SOCKET", path, 1);
 	assert_int_equal(serve_notify("READY=1"), 0);
