@@ -28,7 +28,7 @@ func=$(bh_lookup_func)
 
 for hook in fentry kprobe; do
 	sync
-	echo 0 >"$online"
+	[[ $(cat "$online") == 0 ]] || echo 0 >"$online"
 	lru_start "$hook.json" -C -d $LRU_DEV --hook $hook 3600 1
 	"$bin/bhvm-oracle" "$bin/oracle.bpf.o" fentry $kdev "$func" \
 		>"$hook.oracle" 2>"$hook.oracle.err" &
@@ -47,6 +47,9 @@ for hook in fentry kprobe; do
 	# the mount's journal commit now, inside both counts' windows, not
 	# when the commit timer fires between the oracle's end and bhscope's
 	sync
+	# and both windows end together for the CPU: it goes offline again
+	# (its counts stay in the per-CPU maps) before either count stops
+	echo 0 >"$online"
 	kill -INT $oracle
 	wait $oracle || fail "oracle: $(cat "$hook.oracle.err")"
 	lru_stop "$hook.json"
