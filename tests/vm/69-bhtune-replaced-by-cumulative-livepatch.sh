@@ -89,7 +89,14 @@ owned "loaded again"
 if bht_reversal_catchable; then
 	python3 -c 'import signal; signal.pause()' &
 	pauser=$!
-	sleep 1
+	nr=
+	# asleep in pause(2) (x86-64 syscall 34) before the patch starts:
+	# python takes seconds to start under TCG
+	for ((i = 0; i < 600; i++)); do
+		read -r nr _ <"/proc/$pauser/syscall" && [[ $nr == 34 ]] && break
+		sleep 0.1
+	done
+	[[ $nr == 34 ]] || fail "the pausing task is not in pause(2) after 60 s (syscall $nr)"
 	bht_log_mark
 	bht_reverse_insmod "$CUM" "$CUM_LP" take_over=1
 	settle "$CUM_LP"
