@@ -14,18 +14,19 @@ fail() {
 	exit 1
 }
 
-# ramdisk_ext4 MNT MB: a fresh brd ramdisk of MB MiB with ext4 (4 KiB
-# blocks, so block counts do not depend on the device size) mounted on MNT.
-# Unmounted and brd removed when the test exits.
+# ramdisk_ext4 MNT MB [MKFS_OPTION...]: a fresh brd ramdisk of MB MiB with
+# ext4 (4 KiB blocks, so block counts do not depend on the device size)
+# mounted on MNT. Unmounted and brd removed when the test exits.
 ramdisk_ext4() {
 	local mnt=$1 mb=$2
+	shift 2
 	if grep -q '^brd ' /proc/modules; then
 		rmmod brd || fail "brd is loaded and busy (a previous test leaked it)"
 	fi
 	modprobe brd rd_nr=1 rd_size=$((mb * 1024)) max_part=0 ||
 		fail "modprobe brd"
 	trap 'ramdisk_cleanup "'"$mnt"'"' EXIT
-	mkfs.ext4 -q -F -b 4096 /dev/ram0 || fail "mkfs.ext4 /dev/ram0"
+	mkfs.ext4 -q -F -b 4096 "$@" /dev/ram0 || fail "mkfs.ext4 /dev/ram0"
 	mkdir -p "$mnt"
 	mount -t ext4 /dev/ram0 "$mnt" || fail "mount ext4 on /dev/ram0"
 }

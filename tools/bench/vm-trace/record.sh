@@ -24,16 +24,8 @@ note() {
 }
 
 mnt=/mnt/bench
-if grep -q '^brd ' /proc/modules; then
-	rmmod brd || fail "brd is loaded and busy"
-fi
-modprobe brd rd_nr=1 rd_size=$((512 * 1024)) max_part=0 || fail "modprobe brd"
-trap 'ramdisk_cleanup "$mnt"' EXIT
+ramdisk_ext4 "$mnt" 512 -N 100000 -E lazy_itable_init=0,lazy_journal_init=0
 trap 'exit 143' TERM INT
-mkfs.ext4 -q -F -b 4096 -N 100000 -E lazy_itable_init=0,lazy_journal_init=0 \
-	/dev/ram0 || fail "mkfs.ext4 /dev/ram0"
-mkdir -p "$mnt"
-mount -t ext4 /dev/ram0 "$mnt" || fail "mount /dev/ram0"
 
 for w in create stat; do
 	opts=("--phases=$w")
