@@ -60,10 +60,26 @@ pass=0 fail=0 skip=0
 echo "UP: $(cut -d' ' -f1 /proc/uptime)" >"$res"
 shopt -s nullglob
 export VM_NOTE=$res
+# stuck_watch ID SECS: a test that outlives its timeout by SECS had a task
+# SIGKILL cannot end (uninterruptible sleep, or a CPU stuck in the
+# kernel). Says so on the result port with the kernel's view of the
+# blocked tasks and every CPU's backtrace, before the host's idle timeout
+# kills the guest with nothing to go on.
+stuck_watch() {
+	sleep "$2"
+	local before
+	echo "NOTE: $1 is still running $2 s after it started: blocked tasks and CPU backtraces follow" >"$res"
+	before=$(dmesg | wc -l)
+	echo w >/proc/sysrq-trigger
+	echo l >/proc/sysrq-trigger
+	sleep 2
+	dmesg | tail -n +$((before + 1)) | head -n 200 | sed 's/^/    /' >"$res"
+}
+
 # run_test FILE NAME [MODE]: one run of a guest test, reported as NAME;
 # MODE, if any, in its environment as VM_MODE.
 run_test() {
-	local t=$1 name=$2 id=$SERIES/$2 log scratch limit t0 rc why
+	local t=$1 name=$2 id=$SERIES/$2 log scratch limit t0 rc why watch
 	report "RUN: $id"
 	log=$logs/$name.log
 	scratch=/tmp/bhvm-scratch/$name
@@ -80,9 +96,13 @@ run_test() {
 	limit=$(sed -n '1,30s/^# vm-timeout: \([0-9][0-9]*\)$/\1/p' "$t")
 	((${limit:-0} > timeout_s)) || limit=$timeout_s
 	t0=$(date +%s.%N)
+	stuck_watch "$id" $((limit + 15)) &
+	watch=$!
 	(cd "$scratch" && VM_MODE=${3:-} VM_TEST_TIMEOUT=$limit timeout -k 5 "$limit" "$t") </dev/null 2>&1 |
 		tee "$log" >/dev/console
 	rc=${PIPESTATUS[0]}
+	kill "$watch" 2>/dev/null
+	wait "$watch" 2>/dev/null
 	# The guest's writes stay in its RAM: files meant for the host travel
 	# on the result port (vmcheck.sh writes them to VM_OUT/export/).
 	for f in "$VM_EXPORT"/*; do

@@ -36,8 +36,26 @@ lint() {
 	fi
 }
 
+# Host-side check: a test given longer than the host's idle timeout
+# ("# vm-timeout: N") sends NOTE lines as it goes, or a slow host takes it
+# for a hung guest.
+long_tests_speak() {
+	local t limit mute=()
+	for t in "$SUITE_DIR"/*.sh; do
+		limit=$(sed -n '1,30s/^# vm-timeout: \([0-9][0-9]*\)$/\1/p' "$t")
+		((${limit:-0} + 0 >= VM_IDLE_TIMEOUT)) || continue
+		grep -q 'NOTE: ' "$t" || mute+=("${t##*/} (vm-timeout: $limit)")
+	done
+	if ((${#mute[@]})); then
+		echo "FAIL: vm/long-tests-speak: silent longer than VM_IDLE_TIMEOUT=$VM_IDLE_TIMEOUT s: ${mute[*]}"
+		return 1
+	fi
+	echo "PASS: vm/long-tests-speak"
+}
+
 if [[ ${1:-} == --lint-only ]]; then
 	lint all
+	long_tests_speak
 	exit
 fi
 
@@ -251,6 +269,7 @@ run_guest() {
 
 rc=0 prep_rc=0
 lint || rc=1
+long_tests_speak || rc=1
 t_all=$(now)
 rm -f "$REPO/build/vm/times"
 # An interrupted run leaves no guest behind.
