@@ -238,6 +238,32 @@ static __always_inline void lookup_unexplained(struct lru_cpu_state *st,
 	lru_account(st, r);
 }
 
+/*
+ * A hit in slot 0 of an LRU holding nothing else leaves it as an
+ * invalidation followed by the lookup's installed miss does: only
+ * lru_emptied_gen tells them apart, where nothing emptied an LRU since
+ * this CPU's last exit.
+ */
+static __always_inline bool lone_front_ambiguous(const struct lru_cpu_state *st,
+						 int slot)
+{
+	return slot == 0 && !st->sh.bh[1] &&
+	       (!emptied_watched || st->emptied_now != st->emptied_seen);
+}
+
+/* Not proven a hit (lone_front_ambiguous()): unsynced, the model kept. */
+static __always_inline void lookup_lone_front(struct lru_cpu_state *st,
+					      struct buffer_head *const *bhs,
+					      struct lru_result *r)
+{
+	model_restart(st, bhs, false);
+	r->outcome = LRU_UNSYNCED;
+	r->flags |= LRU_EV_RESTART;
+	r->slot = -1;
+	r->dist = -1;
+	lru_account(st, r);
+}
+
 /* What the kernel did, for the trace: LRU_EV_FOUND and LRU_EV_FRONT. */
 static __always_inline __u8 lookup_flags(const void *ret, __u64 lru0)
 {
@@ -282,6 +308,10 @@ static __always_inline void lookup_classify(struct lru_cpu_state *st,
 	/* the shadow read again from the LRU replaces a wrong change */
 	if (!shadow_matches(&st->sh, lru0, bhs) || r.outcome == LRU_UNSYNCED) {
 		lookup_unexplained(st, bhs, ret, &r);
+		return;
+	}
+	if (r.outcome == LRU_HIT && lone_front_ambiguous(st, slot)) {
+		lookup_lone_front(st, bhs, &r);
 		return;
 	}
 
@@ -466,6 +496,8 @@ static __always_inline void lookup_done(const void *ret,
 					     lookups_lost));
 		return;
 	}
+	/* before the LRU is read: an emptying after it changes the number */
+	st->emptied_now = lru_emptied_gen;
 	if (!lookup_trusted(st, may_solo)) {
 		lookup_unproven(st, bhs, ret, key);
 		goto out;
@@ -482,7 +514,8 @@ static __always_inline void lookup_done(const void *ret,
 		slot = shadow_to_front(&st->sh, ret);
 		if (!shadow_rest_matches(&st->sh, bhs))
 			goto slow;
-		if ((__u32)slot < short_slots) {
+		if ((__u32)slot < short_slots &&
+		    !lone_front_ambiguous(st, slot)) {
 			lru_count_hit(st, key->dev, slot);
 			goto out;
 		}
@@ -496,6 +529,7 @@ static __always_inline void lookup_done(const void *ret,
 slow:
 	lookup_slow(st, bhs, ret, key, slot);
 out:
+	st->emptied_seen = st->emptied_now;
 	state_release(st);
 }
 
@@ -667,6 +701,7 @@ static __always_inline int count_invalidate_all(void)
 {
 	struct lru_cpu_counters *c = cpu_counters_get();
 
+	__sync_fetch_and_add(&lru_emptied_gen, 1);
 	if (c)
 		c->invalidate_all++;
 	return 0;
@@ -676,6 +711,7 @@ static __always_inline int count_invalidate_cpu(void)
 {
 	struct lru_cpu_counters *c = cpu_counters_get();
 
+	__sync_fetch_and_add(&lru_emptied_gen, 1);
 	if (c)
 		c->invalidate_cpu++;
 	return 0;
@@ -724,6 +760,17 @@ SEC("kprobe/bh_lru_install")
 int BPF_KPROBE(kprobe_install)
 {
 	return count_install();
+}
+
+/*
+ * A CPU hotplug step: a dead CPU's LRU is emptied (buffer_exit_cpu_dead(),
+ * run on another CPU), unseen by its next lookup's exit but for this.
+ */
+SEC("tracepoint/cpuhp/cpuhp_enter")
+int tp_cpuhp_enter(void *ctx)
+{
+	__sync_fetch_and_add(&lru_emptied_gen, 1);
+	return 0;
 }
 
 /*

@@ -72,6 +72,16 @@ const volatile bool short_installs = true;
 __u32 solo_off;
 
 /*
+ * Bumped by every program that sees an LRU about to be emptied
+ * (invalidate_bh_lrus, invalidate_bh_lrus_cpu, a CPU hotplug step), and
+ * once by user space after it attached them all, when it sets
+ * emptied_watched: then an exit that finds the number unchanged since the
+ * last exit on its CPU knows no LRU was emptied in between.
+ */
+__u64 lru_emptied_gen;
+__u32 emptied_watched;
+
+/*
  * What a lookup's entry probe left for its exit probe on this CPU. The
  * exit trusts it only if it is its own task's and the task was never
  * switched out in between (see lookup_proven()).
@@ -92,6 +102,9 @@ struct lru_cpu_state {
 	__u64 entries;
 	__u64 exits;
 	struct lru_inflight in;
+	/* lru_emptied_gen, read at this exit before the LRU, and at the last */
+	__u64 emptied_now;
+	__u64 emptied_seen;
 	struct lru_shadow sh;
 	/*
 	 * With the ghost list or a trace: the bh in the shadow's last slot

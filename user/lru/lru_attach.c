@@ -242,7 +242,23 @@ static int try_bhtune(struct lru_session *s, const struct lru_load_opts *o,
 	return 0;
 }
 
-/* invalidate_bh_lrus{,_cpu} and bh_lru_install: counters, best effort. */
+/*
+ * Every way an LRU is emptied is watched (see lru_emptied_gen): the
+ * number moves once more, so that no exit before the last attach took
+ * it for proof, and the lookups' exits may rely on it.
+ */
+static void watch_emptied(struct lru_session *s)
+{
+	__atomic_fetch_add(&s->skel->bss->lru_emptied_gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->skel->bss->emptied_watched, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * invalidate_bh_lrus{,_cpu} and bh_lru_install: counters, best effort.
+ * With the hotplug tracepoint, the invalidations also tell a lone slot-0
+ * hit from a refill (lone_front_ambiguous()); without them, such a hit
+ * is unsynced.
+ */
 static void attach_optional(struct lru_session *s, bool fentry,
 			    const struct lru_symbols *sym, bool loaded,
 			    const char *load_why)
@@ -250,6 +266,7 @@ static void attach_optional(struct lru_session *s, bool fentry,
 	enum hook_kind kind = fentry ? HOOK_FENTRY : HOOK_KPROBE;
 	struct lru_bpf *k = s->skel;
 	char inval[160] = "", why[320] = "";
+	bool watched = loaded;
 	int err;
 
 	if (!sym->invalidate_all && !sym->invalidate_cpu)
@@ -267,6 +284,7 @@ static void attach_optional(struct lru_session *s, bool fentry,
 		else
 			snprintf(inval, sizeof(inval), "%s invalidate_bh_lrus",
 				 hook_kind_names[kind]);
+		watched &= !err;
 	}
 	if (loaded && sym->invalidate_cpu) {
 		err = attach(s, fentry ? k->progs.fentry_invalidate_cpu :
@@ -277,7 +295,12 @@ static void attach_optional(struct lru_session *s, bool fentry,
 				 sizeof(inval) - strlen(inval), "%s%s %s",
 				 inval[0] ? ", " : "", hook_kind_names[kind],
 				 "invalidate_bh_lrus_cpu");
+		watched &= !err;
 	}
+	if (watched && sym->invalidate_all &&
+	    !attach(s, k->progs.tp_cpuhp_enter, HOOK_TP, "cpuhp:cpuhp_enter",
+		    ROLE_OTHER))
+		watch_emptied(s);
 	if (inval[0])
 		probe_status_from(&s->hooks.fig[LRU_FIG_INVALIDATIONS],
 			     "%s; an emptied LRU is also seen at the next lookup (resets)",
@@ -487,6 +510,8 @@ retry:
 		bpf_program__set_autoload(fentry ? skel->progs.fentry_install :
 						   skel->progs.kprobe_install,
 					  sym->install);
+		bpf_program__set_autoload(skel->progs.tp_cpuhp_enter,
+					  sym->invalidate_all);
 	}
 	err = load_skel(s, skel, kind, t->func, why, len);
 	if (err == -ENOENT && !sym->bh_lrus) {
