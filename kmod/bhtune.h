@@ -90,6 +90,7 @@ int bhtune_lru_resize(unsigned int new_size);
 void bhtune_lru_takeover(void);
 void bhtune_lru_release(void);
 unsigned int bhtune_lru_count(bool kernel);
+int bhtune_lru_inject_bypass(void);
 
 struct buffer_head *bhtune___find_get_block(struct block_device *bdev,
 					    sector_t block, unsigned int size);
@@ -100,6 +101,11 @@ struct buffer_head *bhtune_find_get_block_common(struct block_device *bdev,
 void bhtune_invalidate_bh_lrus(void);
 void bhtune_invalidate_bh_lrus_cpu(void);
 bool bhtune_has_bh_in_lru(int cpu, void *dummy);
+
+/* bhtune_refuse.c */
+void bhtune_refuse(unsigned int entries);
+void bhtune_refuse_init(void);
+void bhtune_refuse_exit(void);
 
 /* bhtune_jbd2.c */
 #define BHTUNE_BATCH_LEAVE	(-1)

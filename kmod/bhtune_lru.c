@@ -348,16 +348,14 @@ static void bhtune_drain_this_cpu(void *arg)
  * Once the patching transition completed, nothing may fill the kernel's
  * LRU: an entry there means a lookup ran the kernel's code anyway, i.e. a
  * caller has its own inlined copy of a replaced function.  bhtune cannot
- * make such lookups use its LRU; say so loudly (the guest tests fail on
- * it), once.
+ * make such lookups use its LRU, so it refuses to stay (bhtune_refuse.c).
  */
 static void bhtune_bypass_report(struct bhtune_drain *d)
 {
 	unsigned int n = atomic_read(&d->bypassed);
 
 	if (n)
-		pr_warn_once("the kernel's own LRU held %u entries while bhtune owned it: some lookups bypass the patch (a caller with the lookup inlined?)\n",
-			     n);
+		bhtune_refuse(n);
 }
 
 /* Empties every online CPU's LRUs; offline CPUs were emptied at death. */
@@ -451,6 +449,33 @@ void bhtune_lru_release(void)
 	WRITE_ONCE(bhtune_lru_active, false);
 	bhtune_drain_all(BHTUNE_DRAIN_UNLOAD);
 	pr_info("buffer-head LRU handed back to the kernel\n");
+}
+
+/*
+ * For tests (debugfs bhtune/inject_bypass): this CPU's front entry also in
+ * the kernel's LRU, with its own reference, as a lookup that bypassed the
+ * patch would leave it.  Every drain empties both LRUs, so it is released.
+ */
+int bhtune_lru_inject_bypass(void)
+{
+	struct bhtune_kernel_lru *k;
+	struct bhtune_lru *b;
+	unsigned long flags;
+	int ret = 0;
+
+	local_irq_save(flags);
+	k = this_cpu_ptr(bhtune_kernel_lrus());
+	b = this_cpu_ptr(&bhtune_lrus);
+	if (!READ_ONCE(bhtune_lru_active) || !b->bhs[0])
+		ret = -ENOENT;
+	else if (k->bhs[0])
+		ret = -EBUSY;
+	else {
+		get_bh(b->bhs[0]);
+		k->bhs[0] = b->bhs[0];
+	}
+	local_irq_restore(flags);
+	return ret;
 }
 
 /* Entries held right now, in the module's LRUs or in the kernel's. */

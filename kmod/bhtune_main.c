@@ -398,6 +398,7 @@ static int __init bhtune_init(void)
 		goto err_jbd2;
 	}
 	WRITE_ONCE(bhtune_ready, true);
+	bhtune_refuse_init();
 
 	/* Batch times given to insmod were only stored: apply them now. */
 	ret = bhtune_jbd2_start();
@@ -419,6 +420,7 @@ err_events:
 static void __exit bhtune_exit(void)
 {
 	WRITE_ONCE(bhtune_ready, false);
+	bhtune_refuse_exit();
 	bhtune_jbd2_exit();
 	bhtune_lru_exit();
 	bhtune_events_unbind();
