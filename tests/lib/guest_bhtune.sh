@@ -64,7 +64,12 @@ bht_log_clean() {
 	local log bad
 	log=$(bht_log_after "$BHT_LOG_START")
 	bad=$(grep -E "$BHT_LOG_BAD" <<<"$log" | { if [[ -n ${1:-} ]]; then grep -vE "$1"; else cat; fi; } || true)
-	[[ -z $bad ]] || fail "kernel log: $bad"
+	if [[ -n $bad ]]; then
+		# the report with its stack, to say where it was
+		echo "kernel log from the first bad line on:"
+		grep -F -m1 -A 40 -- "$(head -n 1 <<<"$bad")" <<<"$log" || true
+		fail "kernel log: $bad"
+	fi
 	echo "kernel log: $(grep -c '' <<<"$log") lines since the test started, none of them a warning, lockup, stall or failure"
 }
 
