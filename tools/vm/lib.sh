@@ -245,6 +245,14 @@ vm_env() {
 # log_buf_len: the kernel log of a whole run must fit, for the
 # kernel-log-clean check after the tests (bhtune's stress tests alone log
 # thousands of lines; the default 128 KiB wraps).
+# The stall detectors at their largest (RCU stall 300 s, soft lockup 120 s
+# instead of 21 s and 20 s): TCG executes the guest 20-50 times slower than
+# its clock runs, and a guest that the host leaves waiting (two guests and
+# virtiofsd on 2 CPUs) sees its clock jump, so the defaults fired on work
+# that takes well under a second on hardware (an RCU kthread "starved"
+# with all quiescent states seen; fs_mark "stuck" 40 s during compaction).
+# A real hang still shows: as these reports, as a hung task (120 s), or as a
+# test outliving its timeout (guest-init.sh's stuck_watch).
 vm_qemu_cmd() {
 	local cpus=$1 append=$2 s
 	shift 2
@@ -252,7 +260,7 @@ vm_qemu_cmd() {
 	QEMU=(qemu-system-x86_64 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max,la57=off
 		-smp "$cpus" -m "$VM_MEM" -nodefaults -display none -nic none
 		-bios qboot.rom -no-reboot -kernel "$VMLINUZ" -initrd "${RUN_OUT:-$VM_OUT}/initramfs.cpio"
-		-append "console=ttyS0 panic=-1 mitigations=off no_timer_check log_buf_len=4M quiet $append ${GUEST_APPEND:-} ${VM_APPEND:-}")
+		-append "console=ttyS0 panic=-1 mitigations=off no_timer_check log_buf_len=4M rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60 quiet $append ${GUEST_APPEND:-} ${VM_APPEND:-}")
 	if [[ ${VM_SHARE:-9p} == virtiofs ]]; then
 		# vhost-user needs the guest's memory shared with virtiofsd
 		# shellcheck disable=SC2054 # the commas belong to QEMU's options
