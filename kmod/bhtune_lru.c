@@ -103,6 +103,9 @@ bhtune_lru_lookup(struct block_device *bdev, sector_t block,
 			get_bh(bh);
 			ret = bh;
 			li->slot = i;
+			li->found = true;
+			/* before an invalidation IPI can empty it: see below */
+			bhtune_trace(lookup, li);
 			break;
 		}
 	}
@@ -158,6 +161,10 @@ static bool bhtune_lru_install(struct buffer_head *bh,
 		li->evict_block = evictee->b_blocknr;
 		li->evict_size = evictee->b_size;
 	}
+	li->found = true;
+	li->installed = true;
+	/* before an invalidation IPI can empty it: see bhtune_lookup() */
+	bhtune_trace(lookup, li);
 	local_irq_restore(flags);
 	brelse(evictee);
 	return true;
@@ -263,18 +270,26 @@ bhtune_lookup(struct block_device *bdev, sector_t block, unsigned int size,
 	};
 	struct buffer_head *bh;
 
+	/*
+	 * A hit or an install reports itself with interrupts still off, in
+	 * the same section as its change to the LRU: an invalidation IPI
+	 * landing after that change must come after its event too, or a
+	 * reader of the events (bhscope's model, a replay of its trace) would
+	 * empty its LRU before this lookup's change instead of after it.
+	 */
 	bh = bhtune_lru_lookup(bdev, block, size, &li);
 	if (!bh) {
 		/* the page-cache lookup marks the folio accessed */
 		bh = bhtune_find_get_block_slow(bdev, block, atomic);
-		if (bh)
-			li.installed = bhtune_lru_install(bh, &li);
+		if (bh && bhtune_lru_install(bh, &li))
+			return bh;
+		/* no change to the LRU: absent, or not installed */
+		li.found = bh != NULL;
+		bhtune_trace(lookup, &li);
 	} else {
 		/* fires block:block_touch_buffer, as the kernel's hit does */
 		touch_buffer(bh);
 	}
-	li.found = bh != NULL;
-	bhtune_trace(lookup, &li);
 	return bh;
 }
 
