@@ -13,5 +13,3 @@ echo "uname -r: $(uname -r), CPUs online: $(nproc), asked for: $VM_CPUS"
 	fail "watchdog_thresh is $(cat /proc/sys/kernel/watchdog_thresh), not the 60 the bench boots with"
 [[ $(cat /sys/module/rcupdate/parameters/rcu_cpu_stall_timeout) == 300 ]] ||
 	fail "rcu_cpu_stall_timeout is $(cat /sys/module/rcupdate/parameters/rcu_cpu_stall_timeout), not 300"
-grep -q '\[madvise\]' /sys/kernel/mm/transparent_hugepage/enabled ||
-	fail "transparent hugepages: $(cat /sys/kernel/mm/transparent_hugepage/enabled), not the madvise the bench boots with"

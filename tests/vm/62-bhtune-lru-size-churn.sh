@@ -25,7 +25,8 @@ scanned0=$(vmstat compact_migrate_scanned) migrated0=$(vmstat pgmigrate_success)
 n=0 compactions=0 prev=$(bht_p lru_size) seen=""
 # the pause without an exec: after drop_caches every exec reads its binary
 # again over the VM's shared root
-exec {tick}<> <(:)
+mkfifo tick
+exec {tick}<>tick
 start=$SECONDS end=$((SECONDS + 30)) min=20
 stop_at=$((${VM_TEST_TIMEOUT:-300} - 90)) # the checks after need up to a minute
 while ((SECONDS < end || (n < min && SECONDS < stop_at))); do
