@@ -36,6 +36,12 @@ p=$("$LRU_BHSCOPE" lru --probes -j)
 lru_check "--probes: bhtune's tracepoints give the lookups" \
 	'.mode == "bhtune" and .figures.lookups.source == "tracepoint bhtune:bhtune_lookup"' "$p"
 
+# Both models start from an empty LRU: bhtune's events name the entries an
+# install evicts, so bhscope's ghost list would learn the LRU the warm-up
+# left while the replay (the key stream alone) cannot, and their curves
+# above size 8 would differ by the first pass (a background invalidation
+# used to empty it here by chance).
+blockdev --flushbufs /dev/$LRU_DEV
 lru_start live.json -C -d $LRU_DEV --whatif 32 --trace lru.trace 3600 1
 workload $PASSES
 lru_stop live.json
@@ -48,7 +54,6 @@ want=$((24 * PASSES))
 lru_check "the running LRU size is bhtune's" '.mode == "bhtune" and .lru_size == 8' "$last"
 lru_check "a pass is 24 lookups, 6 of them hits in slot 5" \
 	".lookups == $want and .hits == 6 * $PASSES and .slots[5] == .hits and .unsynced == 0" "$cpu"
-# The module's LRU too may have been emptied just before the start.
 lru_check "the other lookups are installs that evict once the LRU is full" \
 	".installed == 18 * $PASSES and .evictions >= .installed - 8" "$cpu"
 lru_check "what-if: 0 below 6, 6/24 from 6 to 17, 1 (but the first pass) from 18" \
