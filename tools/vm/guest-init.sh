@@ -60,15 +60,29 @@ pass=0 fail=0 skip=0
 echo "UP: $(cut -d' ' -f1 /proc/uptime)" >"$res"
 shopt -s nullglob
 export VM_NOTE=$res
-# stuck_watch ID SECS: a test that outlives its timeout by SECS had a task
-# SIGKILL cannot end (uninterruptible sleep, or a CPU stuck in the
-# kernel). Says so on the result port with the kernel's view of the
-# blocked tasks and every CPU's backtrace, before the host's idle timeout
-# kills the guest with nothing to go on.
+# stuck_watch ID LIMIT: the test's state just before its timeout kills it
+# at LIMIT s, on the result port: every user process with the kernel
+# function it waits in, and the kernel stack of those not sleeping
+# interruptibly. If it outlives the kill by 15 s (uninterruptible sleep,
+# or a CPU stuck in the kernel), the kernel's blocked tasks and every
+# CPU's backtrace too.
 stuck_watch() {
-	sleep "$2"
-	local before
-	echo "NOTE: $1 is still running $2 s after it started: blocked tasks and CPU backtraces follow" >"$res"
+	local id=$1 limit=$2 before pid
+	sleep $((limit - 2))
+	{
+		echo "NOTE: $id is still running after $((limit - 2)) s; its timeout kills it in 2 s. User processes:"
+		# kernel threads (kthreadd, pid 2, and its children) left out;
+		# ps could itself block on a task holding its mm: bounded
+		timeout 10 ps --ppid 2 -p 2 --deselect -o pid,ppid,stat,etimes,wchan:32,args --forest |
+			cut -c 1-220 | sed 's/^/    /'
+		for pid in $(timeout 10 ps --ppid 2 -p 2 --deselect -o pid=,stat= | awk '$2 !~ /^[SI]/ {print $1}'); do
+			[[ -e /proc/$pid ]] || continue # ps's own
+			echo "    kernel stack of $pid ($(cat "/proc/$pid/comm" 2>/dev/null)):"
+			timeout 5 sed 's/^/      /' "/proc/$pid/stack" 2>/dev/null
+		done
+	} >"$res"
+	sleep 17
+	echo "NOTE: $id is still running 15 s after its timeout: blocked tasks and CPU backtraces follow" >"$res"
 	before=$(dmesg | wc -l)
 	echo w >/proc/sysrq-trigger
 	echo l >/proc/sysrq-trigger
@@ -80,7 +94,12 @@ stuck_watch() {
 # MODE, if any, in its environment as VM_MODE.
 run_test() {
 	local t=$1 name=$2 id=$SERIES/$2 log scratch limit t0 rc why watch
+	# A test that needs longer says so in its head: "# vm-timeout: SECONDS".
+	limit=$(sed -n '1,30s/^# vm-timeout: \([0-9][0-9]*\)$/\1/p' "$t")
+	((${limit:-0} > timeout_s)) || limit=$timeout_s
 	report "RUN: $id"
+	# the host waits that long, and more, before it takes silence for a hang
+	echo "LIMIT: $limit" >"$res"
 	log=$logs/$name.log
 	scratch=/tmp/bhvm-scratch/$name
 	export VM_EXPORT=/tmp/bhvm-export/$name
@@ -91,12 +110,8 @@ run_test() {
 	echo "bhvm: test $id starts" >/dev/kmsg
 	# Each test in its own scratch directory (the root is a RAM overlay),
 	# output to the log and the console.
-	# A test that needs longer says so in its head: "# vm-timeout: SECONDS"
-	# (it must then send NOTE lines, or the host's idle timeout fires).
-	limit=$(sed -n '1,30s/^# vm-timeout: \([0-9][0-9]*\)$/\1/p' "$t")
-	((${limit:-0} > timeout_s)) || limit=$timeout_s
 	t0=$(date +%s.%N)
-	stuck_watch "$id" $((limit + 15)) &
+	stuck_watch "$id" "$limit" &
 	watch=$!
 	(cd "$scratch" && VM_MODE=${3:-} VM_TEST_TIMEOUT=$limit timeout -k 5 "$limit" "$t") </dev/null 2>&1 |
 		tee "$log" >/dev/console

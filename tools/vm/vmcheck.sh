@@ -36,26 +36,8 @@ lint() {
 	fi
 }
 
-# Host-side check: a test given longer than the host's idle timeout
-# ("# vm-timeout: N") sends NOTE lines as it goes, or a slow host takes it
-# for a hung guest.
-long_tests_speak() {
-	local t limit mute=()
-	for t in "$SUITE_DIR"/*.sh; do
-		limit=$(sed -n '1,30s/^# vm-timeout: \([0-9][0-9]*\)$/\1/p' "$t")
-		((${limit:-0} + 0 >= VM_IDLE_TIMEOUT)) || continue
-		grep -q 'NOTE: ' "$t" || mute+=("${t##*/} (vm-timeout: $limit)")
-	done
-	if ((${#mute[@]})); then
-		echo "FAIL: vm/long-tests-speak: silent longer than VM_IDLE_TIMEOUT=$VM_IDLE_TIMEOUT s: ${mute[*]}"
-		return 1
-	fi
-	echo "PASS: vm/long-tests-speak"
-}
-
 if [[ ${1:-} == --lint-only ]]; then
 	lint all
-	long_tests_speak
 	exit
 fi
 
@@ -97,36 +79,74 @@ on_line() {
 		echo "vm: $id: $s s" >&2
 		echo "$s vm/$id" >>"$REPO/build/vm/times"
 		;;
+	"LIMIT: "*)
+		# the test's own timeout, and its stuck_watch report, come first
+		idle_limit=$((${line#LIMIT: } + 60))
+		((idle_limit > VM_IDLE_TIMEOUT)) || idle_limit=$VM_IDLE_TIMEOUT
+		;;
 	"NOTE: "*) echo "vm: $SERIES: ${line#NOTE: }" >&2 ;;
 	"FILE: "*) save_file "${line#FILE: }" ;;
 	"BHVM-DONE") done=1 ;;
 	"BHVM-ABORT: "*) echo "vm: $SERIES: guest: ${line#BHVM-ABORT: }" >&2 ;;
 	"FAIL: "*)
 		failed=1
-		running=""
+		running="" idle_limit=$VM_IDLE_TIMEOUT
 		echo "$line"
 		;;
 	"PASS: "* | "SKIP: "*)
-		running=""
+		running="" idle_limit=$VM_IDLE_TIMEOUT
 		echo "$line"
 		;;
 	*) echo "$line" ;;
 	esac
 }
 
+# hang_state OFFSET: what the console got after the NMI sent to a silent
+# guest at byte OFFSET, in RUN_OUT/hang-state.txt; printed: the panic and
+# every CPU's backtrace, then every user task and the kernel threads
+# neither sleeping (S) nor idle (I).
+hang_state() {
+	local file=$RUN_OUT/hang-state.txt
+	tail -c +$(($1 + 1)) "$RUN_OUT/console.log" | tr -d '\r' >"$file"
+	if ! grep -q 'NMI' "$file"; then
+		echo "    (no answer to the NMI: the guest's CPUs did not run)"
+		return
+	fi
+	echo "    the guest's state at the NMI (all of it: $file):"
+	awk '
+	/ task:/ {
+		tasks = 1
+		kthread = / ppid:2 / || / pid:2 /
+		keep = !kthread || $0 !~ / state:[SI] /
+	}
+	!tasks || keep { print "    " $0 }
+	/<\/TASK>/ && tasks { keep = 0 }
+	' "$file" | head -n 400
+}
+
 # boot_guest CPUS: one guest; results are read live from its second serial
-# port. A guest is hung when that port stays silent for VM_IDLE_TIMEOUT
-# (the guest's own per-test timeout would have spoken first), and is cut
+# port. A guest is hung when that port stays silent for VM_IDLE_TIMEOUT,
+# or while a test runs, for its own timeout (LIMIT line) + 60 s: the
+# guest's report on that timeout would have spoken first. It is cut
 # off after VM_TIMEOUT in any case. Returns 0 only if the guest finished
 # and no test failed.
 boot_guest() {
 	local cpus=$1 console=$RUN_OUT/console.log results=$RUN_OUT/results.log
-	local qpid qrc=0 fd chunk partial="" st last=$SECONDS hung=0
-	local tail_file=$RUN_OUT/console-tail.txt
-	running="" done=0 failed=0
+	local qpid qrc=0 fd chunk partial="" st last=$SECONDS hung=0 nmi_at=0 nmi_off=0
+	local tail_file=$RUN_OUT/console-tail.txt monitor=$RUN_OUT/monitor
+	running="" done=0 failed=0 idle_limit=$VM_IDLE_TIMEOUT
 	: >"$console"
 	: >"$results"
-	vm_qemu_cmd "$cpus" "bhvm_mode=check" "file:$console" "file:$results"
+	# A guest that falls silent is asked what it is doing before it is
+	# killed: an NMI through QEMU's monitor makes it panic
+	# (unknown_nmi_panic) with every CPU's backtrace and every task's state
+	# on the console (panic_print=0x41). Nothing else answers when both
+	# CPUs spin with interrupts off, and a hang on the CI host leaves
+	# nothing else to go on.
+	rm -f "$monitor.in" "$monitor.out"
+	mkfifo "$monitor.in" "$monitor.out"
+	vm_qemu_cmd "$cpus" "bhvm_mode=check unknown_nmi_panic panic_print=0x41" "file:$console" "file:$results"
+	QEMU+=(-monitor "pipe:$monitor")
 	vm_virtiofsd
 	timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" </dev/null >"$RUN_OUT/qemu.log" 2>&1 &
 	qpid=$!
@@ -147,8 +167,13 @@ boot_guest() {
 		partial+=$chunk
 		((st > 128)) || break # EOF: QEMU is gone
 		[[ -n $partial ]] && last=$SECONDS
-		if ((!hung && SECONDS - last >= VM_IDLE_TIMEOUT)); then
+		if ((!hung && SECONDS - last >= idle_limit)); then
 			hung=1
+			nmi_at=$SECONDS
+			nmi_off=$(stat -c %s "$console")
+			timeout 5 bash -c 'echo nmi >"$1"' _ "$monitor.in" 2>/dev/null || true
+		elif ((hung && SECONDS - nmi_at >= 60)); then
+			# the panic reboots it, and QEMU exits (-no-reboot)
 			kill "$qpid" 2>/dev/null || true
 		fi
 	done
@@ -163,7 +188,7 @@ boot_guest() {
 	# The guest broke: say how, name the test it was in, keep the console.
 	local why="never printed its result"
 	if ((hung)); then
-		why="silent for $VM_IDLE_TIMEOUT s, killed (hung? VM_IDLE_TIMEOUT)"
+		why="silent for $idle_limit s (hung? VM_IDLE_TIMEOUT, or the test's own timeout + 60 s), sent an NMI for its state, killed"
 	elif ((qrc == 124 || qrc == 137)); then
 		why="timed out after $VM_TIMEOUT s (VM_TIMEOUT)"
 	elif grep -q 'Kernel panic' "$console"; then
@@ -171,10 +196,15 @@ boot_guest() {
 	elif ((qrc != 0)); then
 		why="qemu exited with status $qrc ($(head -c 300 "$RUN_OUT/qemu.log"))"
 	fi
-	tr -d '\r' <"$console" | tail -n 50 >"$tail_file"
+	if ((hung)); then
+		head -c "$nmi_off" "$console" | tr -d '\r' | tail -n 50 >"$tail_file"
+	else
+		tr -d '\r' <"$console" | tail -n 50 >"$tail_file"
+	fi
 	[[ -n $running ]] && echo "FAIL: $running (the guest broke during this test)"
 	echo "FAIL: $SERIES/guest: $why; last 50 console lines: $tail_file"
 	sed 's/^/    /' "$tail_file"
+	((hung)) && hang_state "$nmi_off"
 	return 1
 }
 
@@ -269,7 +299,6 @@ run_guest() {
 
 rc=0 prep_rc=0
 lint || rc=1
-long_tests_speak || rc=1
 t_all=$(now)
 rm -f "$REPO/build/vm/times"
 # An interrupted run leaves no guest behind.
