@@ -93,7 +93,7 @@ static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size,
 }
 
 /* What a program is to a lookup. */
-enum hook_role { ROLE_OTHER, ROLE_LOOKUP_ENTRY, ROLE_LOOKUP_EXIT };
+enum hook_role { ROLE_OTHER, ROLE_LOOKUP_ENTRY, ROLE_LOOKUP_EXIT, ROLE_EMPTIED };
 
 /*
  * Attaches prog; target is a function, or "category:name" for HOOK_TP.
@@ -136,8 +136,9 @@ add:
 	a = &s->att[s->nr_att++];
 	a->prog = prog;
 	a->link = link;
-	a->per_lookup = role != ROLE_OTHER;
+	a->per_lookup = role == ROLE_LOOKUP_ENTRY || role == ROLE_LOOKUP_EXIT;
 	a->lookup_exit = role == ROLE_LOOKUP_EXIT;
+	a->sees_emptied = role == ROLE_EMPTIED;
 	snprintf(a->what, sizeof(a->what), "%s %s", hook_kind_names[kind],
 		 target);
 	return 0;
@@ -231,7 +232,7 @@ static int try_bhtune(struct lru_session *s, const struct lru_load_opts *o,
 	err = attach(s, skel->progs.tp_bhtune_lookup, HOOK_TP,
 		     "bhtune:bhtune_lookup", ROLE_LOOKUP_EXIT) ?:
 	      attach(s, skel->progs.tp_bhtune_invalidate, HOOK_TP,
-		     "bhtune:bhtune_invalidate", ROLE_OTHER);
+		     "bhtune:bhtune_invalidate", ROLE_EMPTIED);
 	if (err) {
 		probe_reason(why, len, "tracepoint", "bhtune:*", err);
 		drop_skel(s);
@@ -277,7 +278,7 @@ static void attach_optional(struct lru_session *s, bool fentry,
 	if (loaded && sym->invalidate_all) {
 		err = attach(s, fentry ? k->progs.fentry_invalidate_all :
 					 k->progs.kprobe_invalidate_all,
-			     kind, "invalidate_bh_lrus", ROLE_OTHER);
+			     kind, "invalidate_bh_lrus", ROLE_EMPTIED);
 		if (err)
 			probe_reason(why, sizeof(why), hook_kind_names[kind],
 				     "invalidate_bh_lrus", err);
@@ -289,7 +290,7 @@ static void attach_optional(struct lru_session *s, bool fentry,
 	if (loaded && sym->invalidate_cpu) {
 		err = attach(s, fentry ? k->progs.fentry_invalidate_cpu :
 					 k->progs.kprobe_invalidate_cpu,
-			     kind, "invalidate_bh_lrus_cpu", ROLE_OTHER);
+			     kind, "invalidate_bh_lrus_cpu", ROLE_EMPTIED);
 		if (!err)
 			snprintf(inval + strlen(inval),
 				 sizeof(inval) - strlen(inval), "%s%s %s",
@@ -299,7 +300,7 @@ static void attach_optional(struct lru_session *s, bool fentry,
 	}
 	if (watched && sym->invalidate_all &&
 	    !attach(s, k->progs.tp_cpuhp_enter, HOOK_TP, "cpuhp:cpuhp_enter",
-		    ROLE_OTHER))
+		    ROLE_EMPTIED))
 		watch_emptied(s);
 	if (inval[0])
 		probe_status_from(&s->hooks.fig[LRU_FIG_INVALIDATIONS],

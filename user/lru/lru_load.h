@@ -33,6 +33,8 @@ struct lru_attached {
 	bool per_lookup;	/* runs once per lookup */
 	bool lookup_exit;	/* the lookup's exit probe: its skipped runs
 				 * (recursion_misses) are lost lookups */
+	bool sees_emptied;	/* sees LRUs emptied: a skipped run leaves
+				 * the model blind to one emptying */
 };
 
 #define LRU_MAX_ATTACHED 10

@@ -117,20 +117,23 @@ static int read_buckets(const struct lru_session *s, struct lru_snapshot *snap,
 }
 
 /*
- * Runs of the lookup's exit programs the kernel skipped: its recursion
- * guard (a second lookup on the CPU while the first is inside the probe,
- * preempted) counts them in the program's recursion_misses (5.12+).
+ * Runs the kernel skipped, of the lookup's exit programs (exit) or of
+ * those that see LRUs emptied (!exit): its recursion guard (a second run
+ * on the CPU while the first is inside the program, preempted; or, for a
+ * tracepoint, another program busy there) counts them in the program's
+ * recursion_misses (5.12+).
  */
-static uint64_t exit_misses(const struct lru_session *s)
+static uint64_t prog_misses(const struct lru_session *s, bool exit)
 {
 	uint64_t n = 0;
 
 	for (int i = 0; i < s->nr_att; i++) {
+		const struct lru_attached *a = &s->att[i];
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 
-		if (!s->att[i].lookup_exit ||
-		    bpf_obj_get_info_by_fd(bpf_program__fd(s->att[i].prog),
+		if ((exit ? !a->lookup_exit : !a->sees_emptied) ||
+		    bpf_obj_get_info_by_fd(bpf_program__fd(a->prog),
 					   &info, &len))
 			continue;
 		n += info.recursion_misses;
@@ -157,7 +160,8 @@ int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
 		goto out;
 	}
 	/* before the counts: a skip after them shows in the next read */
-	snap->exit_misses = exit_misses(s);
+	snap->exit_misses = prog_misses(s, true);
+	snap->emptied_misses = prog_misses(s, false);
 	err = read_buckets(s, snap, runs);
 	while (!err && !bpf_map_get_next_key(stats_fd, prev, &next)) {
 		key = next;

@@ -161,6 +161,12 @@ static void text_counters(FILE *out, const struct lru_report_ctx *ctx,
 		fprintf(out, "; lookups of untracked devices (over %d): %llu",
 			BHSCOPE_MAX_DEVS, (unsigned long long)c.devs_dropped);
 	fprintf(out, "\n");
+	if (delta->emptied_misses)
+		fprintf(out, "emptyings unseen: %llu runs of the invalidation probes skipped by the kernel: %s\n",
+			(unsigned long long)delta->emptied_misses,
+			ctx->hooks->mode == LRU_MODE_BHTUNE ?
+			"hit slots and the what-if may be off" :
+			"a hit on an LRU holding one entry may have been a refill");
 }
 
 void lru_curve_text(FILE *out, const struct lru_dev_stats *total,
@@ -363,6 +369,8 @@ static struct json_object *json_counters(const struct lru_report_ctx *ctx,
 			       json_object_new_uint64(c.lookups_lost) : NULL);
 	json_object_object_add(o, "exit_misses", lk ?
 			       json_object_new_uint64(delta->exit_misses) : NULL);
+	json_object_object_add(o, "emptied_misses", lk ?
+			       json_object_new_uint64(delta->emptied_misses) : NULL);
 	json_object_object_add(o, "entries", lk ?
 			       json_object_new_uint64(c.entries) : NULL);
 	json_object_object_add(o, "exits", lk ?

@@ -205,6 +205,8 @@ int lru_snapshot_delta(struct lru_snapshot *out,
 	if (out->nr_devs)	/* devs is NULL then: qsort's is nonnull */
 		qsort(out->devs, out->nr_devs, sizeof(*out->devs), by_kdev);
 	out->exit_misses = cur->exit_misses - (prev ? prev->exit_misses : 0);
+	out->emptied_misses = cur->emptied_misses -
+			      (prev ? prev->emptied_misses : 0);
 	err = delta_counters(out, cur, prev);
 	if (!err)
 		return 0;

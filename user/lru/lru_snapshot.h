@@ -29,6 +29,12 @@ struct lru_snapshot {
 	 * recursion_misses): lookups lost, on no CPU in particular.
 	 */
 	uint64_t exit_misses;
+	/*
+	 * Runs of the programs that see LRUs emptied the kernel skipped: the
+	 * model may have missed an emptying, after which a lone entry
+	 * refilled looks like a hit (or, with bhtune, any slot may be off).
+	 */
+	uint64_t emptied_misses;
 };
 
 /* dst += src and dst = cur - prev (prev NULL: dst = cur), field by field. */

@@ -340,6 +340,10 @@ static void write_lost(const struct lru_session *s,
 		    "Unclassified lookups whose device is not known (kprobe mode: nothing returned after a context switch).");
 	prom_sample_u64(out, "bhscope_lru_unsynced_unknown_device_total", NULL,
 			t.unsynced_nodev);
+	prom_family(out, "bhscope_lru_emptied_probe_misses_total", PROM_COUNTER,
+		    "Runs of the probes that see LRUs emptied the kernel skipped: hits of a lone LRU entry (with bhtune, every hit slot) may be off.");
+	prom_sample_u64(out, "bhscope_lru_emptied_probe_misses_total", NULL,
+			snap->emptied_misses);
 }
 
 static void write_gauges(const struct lru_session *s, struct prom_buf *out)
