@@ -70,7 +70,13 @@ stuck_watch() {
 	local id=$1 limit=$2 before pid
 	sleep $((limit - 2))
 	{
-		echo "NOTE: $id is still running after $((limit - 2)) s; its timeout kills it in 2 s. User processes:"
+		echo "NOTE: $id is still running after $((limit - 2)) s; its timeout kills it in 2 s. Memory:"
+		# builtins only: a guest short of memory may not exec anything
+		while read -r line; do
+			[[ $line == @(MemTotal|MemFree|MemAvailable|Buffers|Cached|Shmem|Unevictable|AnonPages|AnonHugePages|Slab):* ]] &&
+				echo "    $line"
+		done </proc/meminfo
+		echo "    User processes:"
 		# kernel threads (kthreadd, pid 2, and its children) left out;
 		# ps could itself block on a task holding its mm: bounded
 		timeout 10 ps --ppid 2 -p 2 --deselect -o pid,ppid,stat,etimes,wchan:32,args --forest |

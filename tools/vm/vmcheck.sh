@@ -104,7 +104,7 @@ on_line() {
 # hang_state OFFSET: what the console got after the NMI sent to a silent
 # guest at byte OFFSET, in RUN_OUT/hang-state.txt; printed: the panic and
 # every CPU's backtrace, then every user task and the kernel threads
-# neither sleeping (S) nor idle (I).
+# neither sleeping (S) nor idle (I), then the memory (show_mem).
 hang_state() {
 	local file=$RUN_OUT/hang-state.txt
 	tail -c +$(($1 + 1)) "$RUN_OUT/console.log" | tr -d '\r' >"$file"
@@ -114,6 +114,7 @@ hang_state() {
 	fi
 	echo "    the guest's state at the NMI (all of it: $file):"
 	awk '
+	/ Mem-Info:/ { tasks = 0 }
 	/ task:/ {
 		tasks = 1
 		kthread = / ppid:2 / || / pid:2 /
@@ -139,13 +140,13 @@ boot_guest() {
 	: >"$results"
 	# A guest that falls silent is asked what it is doing before it is
 	# killed: an NMI through QEMU's monitor makes it panic
-	# (unknown_nmi_panic) with every CPU's backtrace and every task's state
-	# on the console (panic_print=0x41). Nothing else answers when both
+	# (unknown_nmi_panic) with every CPU's backtrace, every task's state
+	# and the memory's on the console (panic_print=0x43). Nothing else answers when both
 	# CPUs spin with interrupts off, and a hang on the CI host leaves
 	# nothing else to go on.
 	rm -f "$monitor.in" "$monitor.out"
 	mkfifo "$monitor.in" "$monitor.out"
-	vm_qemu_cmd "$cpus" "bhvm_mode=check unknown_nmi_panic panic_print=0x41" "file:$console" "file:$results"
+	vm_qemu_cmd "$cpus" "bhvm_mode=check unknown_nmi_panic panic_print=0x43" "file:$console" "file:$results"
 	QEMU+=(-monitor "pipe:$monitor")
 	vm_virtiofsd
 	timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" </dev/null >"$RUN_OUT/qemu.log" 2>&1 &
