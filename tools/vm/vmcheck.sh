@@ -101,6 +101,24 @@ on_line() {
 	esac
 }
 
+# monitor_cmd MONITOR CMD: a command to the QEMU monitor's FIFO pair.
+monitor_cmd() {
+	timeout 5 bash -c 'echo "$2" >"$1.in"' _ "$1" "$2" 2>/dev/null || true
+}
+
+# vcpu_samples MONITOR: every vCPU's registers, twice 5 s apart, into
+# RUN_OUT/hang-vcpus.txt: whether a silent guest still runs at all, and
+# where (the NMI's answer that follows is one instant).
+vcpu_samples() {
+	local out=$RUN_OUT/hang-vcpus.txt
+	timeout 1 cat "$1.out" >/dev/null 2>&1 || true # the banner, prompts
+	monitor_cmd "$1" "info registers -a"
+	sleep 5
+	monitor_cmd "$1" "info registers -a"
+	sleep 1
+	timeout 2 cat "$1.out" 2>/dev/null | tr -d '\r' >"$out" || true
+}
+
 # hang_state OFFSET: what the console got after the NMI sent to a silent
 # guest at byte OFFSET, in RUN_OUT/hang-state.txt; printed: the panic and
 # every CPU's backtrace, then every user task and the kernel threads
@@ -108,6 +126,9 @@ on_line() {
 hang_state() {
 	local file=$RUN_OUT/hang-state.txt
 	tail -c +$(($1 + 1)) "$RUN_OUT/console.log" | tr -d '\r' >"$file"
+	echo "    each vCPU, twice 5 s apart before the NMI (all registers: $RUN_OUT/hang-vcpus.txt):"
+	grep -E '^(CPU#|RIP=)' "$RUN_OUT/hang-vcpus.txt" 2>/dev/null | sed 's/^/      /'
+	grep -E '^RAX=' "$RUN_OUT/hang-vcpus.txt" 2>/dev/null | sed 's/^/      /'
 	if ! grep -q 'NMI' "$file"; then
 		echo "    (no answer to the NMI: the guest's CPUs did not run)"
 		return
@@ -170,9 +191,10 @@ boot_guest() {
 		[[ -n $partial ]] && last=$SECONDS
 		if ((!hung && SECONDS - last >= idle_limit)); then
 			hung=1
+			vcpu_samples "$monitor"
 			nmi_at=$SECONDS
 			nmi_off=$(stat -c %s "$console")
-			timeout 5 bash -c 'echo nmi >"$1"' _ "$monitor.in" 2>/dev/null || true
+			monitor_cmd "$monitor" nmi
 		elif ((hung && SECONDS - nmi_at >= 60)); then
 			# the panic reboots it, and QEMU exits (-no-reboot)
 			kill "$qpid" 2>/dev/null || true
