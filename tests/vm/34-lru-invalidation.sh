@@ -40,6 +40,8 @@ lru_check "every invalidate_bh_lrus call is counted" \
 	".counters.invalidate_bh_lrus >= $FLUSHES" "$last"
 lru_check "the emptied LRU restarted the model" \
 	".counters.resets >= $FLUSHES" "$last"
+lru_check "the kernel skipped no run of a probe that sees LRUs emptied" \
+	".counters.emptied_misses == 0" "$last"
 # The classified lookups: 6.12's nonatomic lookup may sleep on a folio
 # lock right after a flush, and such a lookup is unsynced, not guessed.
 n=$(jq '.lookups - .unsynced' <<<"$cpu")
