@@ -8,6 +8,9 @@
 # umount leaves no buffer_head reference behind. (Under TCG a write plus
 # the 100 ms pause takes 0.2-0.5 s, so 30 s hold 60-150 changes; on a host
 # busy with other guests, as few as 8: then it goes on past 30 s.)
+# (vm-timeout: a TCG guest can crawl for minutes after a compaction, most
+# under a busy host: such a stretch delays the test instead of failing it)
+# vm-timeout: 900
 # vm-also: full
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"

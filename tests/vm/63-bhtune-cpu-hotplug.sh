@@ -3,6 +3,9 @@
 # a dead CPU's module LRU is emptied (bhtune_invalidate reason cpu_dead),
 # and afterwards, with bhtune unloaded, the files written meanwhile read
 # back, the filesystem is intact and nothing is leaked.
+# (vm-timeout: it follows 62, whose compactions can leave the TCG guest
+# crawling for minutes)
+# vm-timeout: 600
 # vm-also: full
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
