@@ -67,7 +67,7 @@ export VM_NOTE=$res
 # or a CPU stuck in the kernel), the kernel's blocked tasks and every
 # CPU's backtrace too.
 stuck_watch() {
-	local id=$1 limit=$2 before pid
+	local id=$1 limit=$2 before pid procs
 	sleep $((limit - 2))
 	{
 		echo "NOTE: $id is still running after $((limit - 2)) s; its timeout kills it in 2 s. Memory:"
@@ -79,9 +79,9 @@ stuck_watch() {
 		echo "    User processes:"
 		# kernel threads (kthreadd, pid 2, and its children) left out;
 		# ps could itself block on a task holding its mm: bounded
-		timeout 10 ps --ppid 2 -p 2 --deselect -o pid,ppid,stat,etimes,wchan:32,args --forest |
-			cut -c 1-220 | sed 's/^/    /'
-		for pid in $(timeout 10 ps --ppid 2 -p 2 --deselect -o pid=,stat= | awk '$2 !~ /^[SI]/ {print $1}'); do
+		procs=$(timeout 10 ps --ppid 2 -p 2 --deselect -o pid,ppid,stat,etimes,wchan:32,args --forest)
+		cut -c 1-220 <<<"$procs" | sed 's/^/    /'
+		for pid in $(awk 'NR > 1 && $3 !~ /^[SI]/ {print $1}' <<<"$procs"); do
 			[[ -e /proc/$pid ]] || continue # ps's own
 			echo "    kernel stack of $pid ($(cat "/proc/$pid/comm" 2>/dev/null)):"
 			timeout 5 sed 's/^/      /' "/proc/$pid/stack" 2>/dev/null
