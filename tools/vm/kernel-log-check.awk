@@ -1,0 +1,70 @@
+# The guest's kernel log (dmesg) after the tests, checked for reports that
+# a test run must not leave: BUG, Oops, WARNING, a call trace, a general
+# protection fault, a double release of a buffer_head. Prints, for each
+# report, tab-separated:
+#   bad    TEST  LINE   every line of a report to fail on (the whole report,
+#                       to the "end trace" line, so the stack is seen)
+#   known  TEST  WHY    once for a report of a known defect of the kernel
+#                       itself, which the tests' load provokes (known())
+# TEST is the test that was running ("before the tests" if none was).
+
+function flush(   i, why) {
+	if (n == 0)
+		return
+	why = known()
+	if (why != "")
+		print "known\t" test "\t" why
+	else
+		for (i = 1; i <= n; i++)
+			print "bad\t" test "\t" lines[i]
+	n = 0
+}
+
+# The scheduler's WARN_ON_ONCE(!pending) in affine_move_task() reached
+# from migrate_enable(): a task leaves a migrate-disabled section (every
+# BPF program runs in one) on a CPU its affinity no longer allows, and no
+# affinity change is pending to move it; the kernel lets it run on there
+# until it next sleeps. The tests provoke it by changing tasks' affinities
+# (bhvm-mover) while a CPU goes offline and a BPF program runs on every
+# lookup, and whoever called migrate_enable() (a BPF trampoline inside a
+# lookup, usually) the defect is the scheduler's bookkeeping. Both
+# conditions, or the report fails the run.
+function known(   i, all) {
+	all = ""
+	for (i = 1; i <= n; i++)
+		all = all "\n" lines[i]
+	if (lines[1] ~ /WARNING: CPU: [0-9]+ PID: [0-9]+ at kernel\/sched\/core\.c:[0-9]+ affine_move_task/ &&
+	    all ~ /migrate_enable/)
+		return "the scheduler's own warning in affine_move_task, from migrate_enable (" lines[1] ")"
+	return ""
+}
+
+BEGIN {
+	test = "before the tests"
+	n = 0
+}
+
+/bhvm: test .* starts$/ {
+	flush()
+	test = $0
+	sub(/.*bhvm: test /, "", test)
+	sub(/ starts$/, "", test)
+	next
+}
+
+n == 0 && /BUG:|Oops|WARNING:|Call Trace:|general protection|Trying to free free buffer/ {
+	lines[++n] = $0
+	if ($0 !~ /BUG:|Oops|WARNING:|Call Trace:|general protection/)
+		flush()		# a one-line report
+	next
+}
+
+n > 0 {
+	lines[++n] = $0
+	if (/---\[ end trace/ || n >= 80)
+		flush()
+}
+
+END {
+	flush()
+}
