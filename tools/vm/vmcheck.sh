@@ -264,13 +264,15 @@ for g in "${guests[@]}"; do
 done
 durations=$REPO/build/vm/durations
 
-# The longest guest first, from the last run's wall times: the slots stay
-# full until the end.
+# The longest guest first, from the last run's wall times (on a fresh
+# checkout, from durations.seed, a CI run's): the slots stay full until the
+# end, instead of the longest guest starting last and running alone.
 order_guests() {
-	local g
+	local g known=$durations
+	[[ -s $known ]] || known=$REPO/tools/vm/durations.seed
 	for g in "${guests[@]}"; do
 		printf '%s %s\n' "$(awk -v g="$g" '$1 == g {t = $2} END {print t + 0}' \
-			"$durations" 2>/dev/null || echo 0)" "$g"
+			"$known" 2>/dev/null || echo 0)" "$g"
 	done | sort -k1,1nr -k2 | awk '{print $2}'
 }
 
