@@ -264,16 +264,23 @@ for g in "${guests[@]}"; do
 done
 durations=$REPO/build/vm/durations
 
-# The longest guest first, from the last run's wall times (on a fresh
-# checkout, from durations.seed, a CI run's): the slots stay full until the
-# end, instead of the longest guest starting last and running alone.
+# The longest guest first, from the wall times of the last full run
+# (build/vm/durations), or for a guest it did not run, of a CI run
+# (durations.seed): the slots stay full until the end, instead of the
+# longest guest starting last and running alone.
 order_guests() {
-	local g known=$durations
-	[[ -s $known ]] || known=$REPO/tools/vm/durations.seed
+	local g known=("$REPO/tools/vm/durations.seed")
+	[[ -f $durations ]] && known+=("$durations")
 	for g in "${guests[@]}"; do
 		printf '%s %s\n' "$(awk -v g="$g" '$1 == g {t = $2} END {print t + 0}' \
-			"$known" 2>/dev/null || echo 0)" "$g"
+			"${known[@]}")" "$g"
 	done | sort -k1,1nr -k2 | awk '{print $2}'
+}
+
+# Only a run of the whole suite says how long a guest takes: a subset
+# (VM_TESTS) or another suite (the live tests' guests) leaves the times be.
+full_suite_run() {
+	[[ -z $VM_TESTS && $SUITE_DIR == "$REPO/tests/vm" ]]
 }
 
 declare -A kernel_of=()
@@ -352,12 +359,18 @@ while ((running_jobs > 0)); do
 	running_jobs=$((running_jobs - 1))
 done
 
-# Each guest's wall time, kept for the next run's order.
-: >"$durations.tmp"
+# Each guest's wall time, for this run's summary and the next run's order
+# (merged into what the last full runs measured of the other guests).
+: >"$durations.now"
 for g in "${guests[@]}"; do
-	[[ -f $REPO/build/vm/$g/wall ]] && cat "$REPO/build/vm/$g/wall" >>"$durations.tmp"
+	[[ -f $REPO/build/vm/$g/wall ]] && cat "$REPO/build/vm/$g/wall" >>"$durations.now"
 done
-mv "$durations.tmp" "$durations"
+if full_suite_run; then
+	touch "$durations"
+	awk 'NR == FNR {now[$1] = $0; next} !($1 in now) {print} END {for (g in now) print now[g]}' \
+		"$durations.now" "$durations" >"$durations.tmp"
+	mv "$durations.tmp" "$durations"
+fi
 echo "vm: all guests: $(secs "$t_all" "$(now)") s wall, $VM_JOBS at a time" >&2
-sed 's/^/vm:   guest /; s/$/ s/' "$durations" >&2
+sed 's/^/vm:   guest /; s/$/ s/' "$durations.now" >&2
 exit $rc
