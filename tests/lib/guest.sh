@@ -14,6 +14,13 @@ fail() {
 	exit 1
 }
 
+# progress TEXT: "TEXT at N s" on the host's console as the test runs (the
+# runner's NOTE channel), so a slow stretch shows where it was.
+progress() {
+	local test=${0##*/}
+	echo "NOTE: ${test%%-*}: $* at $SECONDS s" >"${VM_NOTE:-/dev/null}"
+}
+
 # ramdisk_ext4 MNT MB [MKFS_OPTION...]: a fresh brd ramdisk of MB MiB with
 # ext4 (4 KiB blocks, so block counts do not depend on the device size)
 # mounted on MNT. Unmounted and brd removed when the test exits.

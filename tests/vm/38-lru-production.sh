@@ -119,8 +119,7 @@ phase() {
 	kill -INT $oracle
 	wait $oracle || fail "oracle exited with $? ($(cat "$name.oracle.err"))"
 	lru_stop "$name.json"
-	# the host's idle timeout is shorter than this test's own
-	echo "NOTE: 38: phase $name done at $SECONDS s" >"${VM_NOTE:-/dev/null}"
+	progress "phase $name done"
 	check "$name" "$wrappers"
 }
 

@@ -115,7 +115,7 @@ mover=$!
 sleep 3
 echo full >$preempt
 # the host's idle timeout is shorter than this test's own
-echo "NOTE: 40: switched to full preemption at $SECONDS s" >"${VM_NOTE:-/dev/null}"
+progress "switched to full preemption"
 for _ in $(seq 100); do
 	grep -q 'entry probe is attached' switch.json.err && break
 	sleep 0.1
@@ -131,7 +131,7 @@ wait $mover
 sync
 oracle_stop switch
 lru_stop switch.json
-echo "NOTE: 40: load stopped at $SECONDS s" >"${VM_NOTE:-/dev/null}"
+progress "load stopped"
 sum=$(jq -c -s --argjson o "$(cat switch.oracle)" --argjson after "$attached" '
 	def total(f): map(f) | add;
 	($o.calls | add) as $calls | ($o.touches | add) as $touches |

@@ -91,7 +91,7 @@ while :; do
 		fi
 		;;
 	esac
-	echo "NOTE: 61: cycle $i at $((SECONDS - start)) s" >"${VM_NOTE:-/dev/null}"
+	progress "cycle $i"
 done
 bht_load_stop
 model=$(sed -n 's/.*(\([a-z]*\)).*/\1/p' /sys/kernel/debug/sched/preempt 2>/dev/null || true)

@@ -24,6 +24,7 @@ bht_log_mark
 echo >"$BHT_TR/trace"
 echo 1 >"$BHT_EV/bhtune_invalidate/enable"
 bht_load_start "$BHT_MNT/load"
+progress "load started"
 scanned0=$(vmstat compact_migrate_scanned) migrated0=$(vmstat pgmigrate_success)
 n=0 compactions=0 prev=$(bht_p lru_size) seen=""
 # the pause without an exec: after drop_caches every exec reads its binary
@@ -48,7 +49,9 @@ while ((SECONDS < end || (n < min && SECONDS < stop_at))); do
 done
 exec {tick}<&-
 took=$((SECONDS - start))
+progress "$n changes made"
 bht_load_stop
+progress "load stopped"
 echo 0 >"$BHT_EV/bhtune_invalidate/enable"
 scanned=$(($(vmstat compact_migrate_scanned) - scanned0))
 migrated=$(($(vmstat pgmigrate_success) - migrated0))
@@ -62,6 +65,8 @@ echo "$compactions compactions: $scanned pages scanned for migration, $migrated 
 ((distinct == (n < 65 ? n : 65))) || fail "$distinct distinct values in $n changes"
 ((compactions > 0 && scanned > 0)) || fail "compaction did not scan a page ($compactions runs)"
 bht_unload
+progress "unloaded"
 bht_verify
+progress "files verified"
 bht_no_leak
 bht_log_clean

@@ -88,7 +88,7 @@ for ((i = 1; i <= 6; i++)); do
 	left=$(bht_p lru_entries)
 	((left == 0)) || fail "cycle $i: $left LRU entries survived umount"
 	mount -t ext4 "$BHT_DEV" "$BHT_MNT" || fail "cycle $i: mount"
-	echo "NOTE: 64: cycle $i of 6 at $SECONDS s" >"${VM_NOTE:-/dev/null}"
+	progress "cycle $i of 6"
 done
 kill -INT "$bt"
 wait "$bt" || true
