@@ -28,8 +28,10 @@ LOG
 known_warning_passes() {
 	local out
 	out=$(sched_warning affine_move_task migrate_enable | scan)
-	[[ $(grep -c '' <<<"$out") == 1 ]] &&
-		grep -q "^known	6.1/38-lru-production	.*affine_move_task" <<<"$out"
+	[[ $(grep -c '^known	' <<<"$out") == 1 && $(grep -c '^known-line	' <<<"$out") == 9 &&
+		$(grep -c '^bad' <<<"$out") == 0 ]] &&
+		grep -q "^known	6.1/38-lru-production	.*affine_move_task" <<<"$out" &&
+		grep -q "^known-line	6.1/38-lru-production	.* migrate_enable+0x96" <<<"$out"
 }
 
 # bad N: the scan printed N lines to fail on, and nothing it let pass.

@@ -188,6 +188,10 @@ scan=$(dmesg | awk -f "$REPO/tools/vm/kernel-log-check.awk")
 while IFS=$'\t' read -r kind during why; do
 	[[ $kind == known ]] && report "NOTE: kernel log during $during: $why"
 done <<<"$scan"
+# the whole of each such report, for whoever looks into it
+known=$(awk -F'\t' '$1 == "known-line" { print $2 ": " $3 }' <<<"$scan")
+[[ -n $known ]] &&
+	echo "FILE: kernel-log-clean/known-reports.txt $(base64 -w 0 <<<"$known")" >"$res"
 bad=$(awk -F'\t' '$1 == "bad" { print $2 ": " $3 }' <<<"$scan")
 if [[ -n $bad ]]; then
 	report "FAIL: $id ($(grep -c '' <<<"$bad") lines, first during ${bad%%: *})"

@@ -5,16 +5,19 @@
 #   bad    TEST  LINE   every line of a report to fail on (the whole report,
 #                       to the "end trace" line, so the stack is seen)
 #   known  TEST  WHY    once for a report of a known defect of the kernel
-#                       itself, which the tests' load provokes (known())
+#                       itself that the tests' load can meet (known()),
+#   known-line TEST LINE  then every line of that report, to keep
 # TEST is the test that was running ("before the tests" if none was).
 
 function flush(   i, why) {
 	if (n == 0)
 		return
 	why = known()
-	if (why != "")
+	if (why != "") {
 		print "known\t" test "\t" why
-	else
+		for (i = 1; i <= n; i++)
+			print "known-line\t" test "\t" lines[i]
+	} else
 		for (i = 1; i <= n; i++)
 			print "bad\t" test "\t" lines[i]
 	n = 0
