@@ -43,6 +43,14 @@ other_warning_fails_whole() {
 	bad 9 "$out" && grep -q "end trace" <<<"$out" && grep -q "__find_get_block" <<<"$out"
 }
 
+# another report's line inside the known one is not hidden by it
+known_warning_with_a_double_release_inside_fails() {
+	local out
+	out=$(sched_warning affine_move_task migrate_enable |
+		sed 's/^\[  233.3\]  <TASK>$/[  233.3] VFS: brelse: Trying to free free buffer/' | scan)
+	bad 9 "$out" && grep -q "Trying to free free buffer" <<<"$out"
+}
+
 same_warning_other_caller_fails() {
 	bad 9 "$(sched_warning affine_move_task sched_setaffinity | scan)"
 }
@@ -70,6 +78,7 @@ clean_log_passes() {
 check known_warning_passes known_warning_passes
 check other_warning_fails_whole other_warning_fails_whole
 check same_warning_other_caller_fails same_warning_other_caller_fails
+check known_warning_with_a_double_release_inside_fails known_warning_with_a_double_release_inside_fails
 check double_release_fails double_release_fails
 check unfinished_oops_fails unfinished_oops_fails
 check clean_log_passes clean_log_passes

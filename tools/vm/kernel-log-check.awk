@@ -31,11 +31,15 @@ function flush(   i, why) {
 # changes tasks' affinities (bhvm-mover) and takes a CPU offline while a
 # BPF program runs on every lookup. Whoever called migrate_enable() (a BPF
 # trampoline inside a lookup, usually), the bookkeeping that failed is the
-# scheduler's. Both conditions, or the report fails the run.
+# scheduler's. Both conditions, and no other report's line inside it (a
+# double release from another CPU, say), or the report fails the run.
 function known(   i, all) {
 	all = ""
-	for (i = 1; i <= n; i++)
+	for (i = 2; i <= n; i++) {
+		if (lines[i] ~ /BUG:|Oops|WARNING:|general protection|Trying to free free buffer/)
+			return ""
 		all = all "\n" lines[i]
+	}
 	if (lines[1] ~ /WARNING: CPU: [0-9]+ PID: [0-9]+ at kernel\/sched\/core\.c:[0-9]+ affine_move_task/ &&
 	    all ~ /migrate_enable/)
 		return "the scheduler's own warning in affine_move_task, from migrate_enable (" lines[1] ")"
