@@ -7,6 +7,8 @@
 # klp-fixup's livepatch relocations intact, and an existing bhtune guest
 # test loads the DKMS-built modules. Everything installed is removed.
 # DEB_VM_GUESTS (default 6.1): the guests of the last part; empty skips it.
+# live-after-vm: its last part boots a guest through the VM bench with the
+# DKMS-built modules in place of build/vm/<series>/bhtune
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib/common.sh

@@ -10,6 +10,7 @@
 # hits only) has not: a 6.1 guest (fentry) runs serve --per-cpu under a
 # metadata workload and hands its scrapes back, and a second private
 # Prometheus, scraping a replay of them, answers those expressions.
+# live-after-vm: boots a 6.1 guest through the VM bench
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib/serve.sh
