@@ -264,7 +264,8 @@ for g in "${guests[@]}"; do
 done
 durations=$REPO/build/vm/durations
 
-# The longest guest first, from the wall times of the last full run
+# The guests in the order that ends soonest with VM_JOBS slots
+# (guest-order.awk), from the wall times of the last full run
 # (build/vm/durations), or for a guest it did not run, of a CI run
 # (durations.seed): the slots stay full until the end, instead of the
 # longest guest starting last and running alone.
@@ -274,7 +275,7 @@ order_guests() {
 	for g in "${guests[@]}"; do
 		printf '%s %s\n' "$(awk -v g="$g" '$1 == g {t = $2} END {print t + 0}' \
 			"${known[@]}")" "$g"
-	done | sort -k1,1nr -k2 | awk '{print $2}'
+	done | sort -k1,1nr -k2 | awk -v jobs="$VM_JOBS" -f "$REPO/tools/vm/guest-order.awk"
 }
 
 # Only a run of the whole suite says how long a guest takes: a subset
