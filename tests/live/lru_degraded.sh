@@ -11,6 +11,8 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 bhscope=$repo/build/bhscope
+# shellcheck source=tests/lib/bpftrace.sh
+. "$repo/tests/lib/bpftrace.sh"
 K=8
 PASSES=300
 CPU=1
@@ -102,8 +104,7 @@ sleep 0.2
 kill -INT $lru
 wait $lru || fail "bhscope lru exited with $?: $(cat "$work/lru.err")"
 if [[ -n $oracle ]]; then
-	kill -INT "$oracle"
-	wait "$oracle" || true
+	bpftrace_stop "$oracle" || true
 fi
 
 last=$(tail -n 1 "$work/lru.json")

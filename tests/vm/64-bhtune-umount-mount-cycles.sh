@@ -15,6 +15,8 @@
 # vm-also: full
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
+# shellcheck source=tests/lib/bpftrace.sh
+. "$REPO/tests/lib/bpftrace.sh"
 bht_need
 command -v bpftrace >/dev/null || skip "bpftrace is not installed"
 [[ -x /bin/busybox ]] || skip "no /bin/busybox for mkdosfs (make deps)"
@@ -90,8 +92,7 @@ for ((i = 1; i <= 6; i++)); do
 	mount -t ext4 "$BHT_DEV" "$BHT_MNT" || fail "cycle $i: mount"
 	progress "cycle $i of 6"
 done
-kill -INT "$bt"
-wait "$bt" || true
+bpftrace_stop "$bt" || true
 bt=
 cat bt.out
 count() { awk -v k="$1" 'index($0, k) == 1 {print $NF}' bt.out; }

@@ -17,6 +17,8 @@ set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
 # shellcheck source=tests/lib/guest_lru.sh
 . "$REPO/tests/lib/guest_lru.sh"
+# shellcheck source=tests/lib/bpftrace.sh
+. "$REPO/tests/lib/bpftrace.sh"
 bht_need
 lru_need_tools
 command -v bpftrace >/dev/null || skip "bpftrace is not installed"
@@ -78,8 +80,7 @@ for s in $sizes; do
 	sync
 	((s != 16)) || { lru_stop whatif.json; LRU_PID=; }
 done
-kill -INT "$bt"
-wait "$bt" || true
+bpftrace_stop "$bt" || true
 bt=
 
 # pct N D: N/D in basis points
