@@ -20,14 +20,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 static struct bpf_program *prog(struct bpf_object *obj, const char *name)
 {
 	return bpf_object__find_program_by_name(obj, name);
@@ -63,7 +55,8 @@ int main(int argc, char **argv)
 	char *funcs[2] = {}, *comma;
 	struct bpf_object *obj;
 	unsigned long long *calls, *touches;
-	int ncpu = libbpf_num_possible_cpus(), nl = 0, err = 1;
+	int ncpu = libbpf_num_possible_cpus(), nl = 0, err = 1, sig;
+	sigset_t stop_signals;
 	__u32 key, dev = strtoul(argc > 3 ? argv[3] : "0", NULL, 0);
 	struct bpf_map *rodata;
 	bool fentry;
@@ -119,11 +112,17 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	/*
+	 * Blocked, then waited for: a signal that comes at any time after
+	 * "ready" stays pending until sigwait() takes it (a flag tested
+	 * before pause() misses one that lands in between).
+	 */
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop_signals, NULL);
 	fprintf(stderr, "ready\n");
-	while (!stop)
-		pause();
+	sigwait(&stop_signals, &sig);
 	calls = calloc(ncpu, sizeof(*calls));
 	touches = calloc(ncpu, sizeof(*touches));
 	key = 0;
