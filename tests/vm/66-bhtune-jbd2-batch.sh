@@ -3,10 +3,10 @@
 # handles per transaction in /proc/fs/jbd2/<dev>/info and the writers'
 # throughput move, the bhtune:bhtune_batch tracepoint reports the change,
 # and after reset the journal has its own values back and the figures
-# return to where they started. A journal is known by more than its name
-# and address: after an umount and mount within one rescan period, whose
-# own min_batch_time equals the override, reset leaves the new mount's
-# values alone. The filesystem stays intact.
+# leave the batched ones again (throughput, transactions). A journal is
+# known by more than its name and address: after an umount and mount
+# within one rescan period, whose own min_batch_time equals the override,
+# reset leaves the new mount's values alone. The filesystem stays intact.
 # vm-also: full
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
@@ -69,10 +69,13 @@ grep -q 'min_batch_us 200000 -> 0 max_batch_us 400000 -> 15000' <<<"$ev" ||
 	fail "no fuller transactions with batch_min_us=200000: $t0 -> $t1 -> $t2 transactions, $h0 -> $h1 -> $h2 handles each"
 # After reset (the log and the event above show 0/15000 us written back):
 # files/s well above the batched figure again (the unbatched figure itself
-# swings 2x between runs under TCG), handles per transaction within one of
-# the start.
+# swings 2x between runs under TCG), more transactions than batched (above)
+# and none fuller than at the start, give or take the truncation. Not
+# "as full as at the start": the journal's own batching waits for its
+# average commit time, which TCG's pace sets (one run: 3 handles a
+# transaction at the start, 1 after reset, the guest faster by then).
 ((f2 > 2 * f1)) || fail "files/s after reset $f2, batched $f1, started at $f0"
-((h2 - h0 <= 1 && h0 - h2 <= 1)) ||
+((h2 <= h0 + 1)) ||
 	fail "after reset $t2 transactions of $h2 handles; started at $t0 of $h0, batched $t1 of $h1"
 
 # The override on the journal (0 -> 1000 us), then at once another mount
