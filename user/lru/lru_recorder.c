@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/ticker.h"
 #include "lru/lru_recorder.h"
 
 /* How long a poll may wait before the thread looks at the stop flag. */
@@ -53,6 +54,7 @@ static void *drain(void *arg)
 int lru_recorder_start(struct lru_recorder *r, int ringbuf_fd,
 		       const char *path, const struct lru_trace_params *p)
 {
+	sigset_t mask;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -66,7 +68,10 @@ int lru_recorder_start(struct lru_recorder *r, int ringbuf_fd,
 	}
 	atomic_init(&r->stop, false);
 	r->flushed_ns = now_ns();
+	/* the writer never takes SIGINT/SIGTERM: the reporting loop waits for them */
+	ticker_block_signals(&mask);
 	err = -pthread_create(&r->thread, NULL, drain, r);
+	ticker_restore_signals(&mask);
 	if (err)
 		goto fail;
 	r->started = true;
