@@ -32,9 +32,12 @@ one_slot_keeps_the_order() {
 	[[ $(order 1 "3 a" "2 b" "1 c") == "a b c" ]]
 }
 
-# Guests never timed (0 s) go last, where they cost nothing.
-untimed_go_last() {
-	[[ $(order 2 "100 a" "90 b" "0 new") == "a b new" ]]
+# A guest never timed counts 0 s: it never moves the end, so it stays
+# last (the tie rule) while the timed ones are still put in their best
+# order (as in beats_longest_first).
+untimed_stays_last_behind_the_best_order() {
+	[[ $(order 2 "1000 6.12" "890 6.1" "740 6.1-cloud" "470 6.12+full" "360 6.1+full" "0 new") == \
+		"6.12 6.1 6.12+full 6.1-cloud 6.1+full new" ]]
 }
 
 # Past 7 guests (5040 orders) longest first, as given.
@@ -49,7 +52,7 @@ no_guests_no_output() {
 check beats_longest_first beats_longest_first
 check keeps_longest_first_on_a_tie keeps_longest_first_on_a_tie
 check one_slot_keeps_the_order one_slot_keeps_the_order
-check untimed_go_last untimed_go_last
+check untimed_stays_last_behind_the_best_order untimed_stays_last_behind_the_best_order
 check many_guests_longest_first many_guests_longest_first
 check no_guests_no_output no_guests_no_output
 finish
