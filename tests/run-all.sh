@@ -96,6 +96,7 @@ t0=$(now); run_unit 2>&1 | record; took "$t0" "(all unit tests)"
 vm_log=$log_dir/vm.log
 (t0=$(now); run_vm; took "$t0" "(the VM bench, all guests)") > "$vm_log" 2>&1 &
 vm_pid=$!
+echo "vm: the VM bench runs in the background ($vm_log, tail -f to watch); its results follow the live tests" >&2
 t0=$(now); run_live beside 2>&1 | record; took "$t0" "(live tests beside the VM bench)"
 tail -n +1 -f --pid="$vm_pid" "$vm_log" | record
 wait "$vm_pid"
