@@ -91,7 +91,7 @@ static void threads_made_in_between_are_deaf_to_stops(void **state)
 	sigset_t old;
 
 	(void)state;
-	ticker_block_signals(&old);
+	ticker_block_signals(&old, NULL);
 	assert_int_equal(pthread_create(&t, NULL, report_mask, deaf), 0);
 	ticker_restore_signals(&old);
 	pthread_join(t, NULL);
@@ -110,7 +110,7 @@ static void pending_stop_ends_the_wait_at_once(void **state)
 	double t0;
 
 	(void)state;
-	ticker_block_signals(&old);
+	ticker_block_signals(&old, NULL);
 	raise(SIGTERM);
 	assert_false(ticker_stopped());
 	t0 = now_s();

@@ -42,12 +42,17 @@ bool ticker_stopped(void)
 	return stop_requested;
 }
 
-void ticker_block_signals(sigset_t *old)
+void ticker_block_signals(sigset_t *old, sigset_t *waiting)
 {
 	sigset_t set;
 
 	stop_signals(&set);
 	pthread_sigmask(SIG_BLOCK, &set, old);
+	if (!waiting)
+		return;
+	*waiting = *old;
+	sigdelset(waiting, SIGINT);
+	sigdelset(waiting, SIGTERM);
 }
 
 void ticker_restore_signals(const sigset_t *old)
@@ -87,10 +92,7 @@ bool ticker_wait(double interval_s)
 	 * sleep unblocks them atomically (ppoll): one that lands in between
 	 * is pending, and ends the sleep at once instead of the interval.
 	 */
-	ticker_block_signals(&old);
-	waiting = old;
-	sigdelset(&waiting, SIGINT);
-	sigdelset(&waiting, SIGTERM);
+	ticker_block_signals(&old, &waiting);
 	while (!stop_requested && time_to_tick(&left)) {
 		if (ppoll(NULL, 0, &left, &waiting) < 0 && errno != EINTR)
 			break;

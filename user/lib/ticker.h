@@ -17,13 +17,15 @@ void ticker_install_signals(void);
 bool ticker_wait(double interval_s);
 
 /*
- * Block SIGINT and SIGTERM in the calling thread (old: the mask before),
- * and put the mask back. A thread created in between inherits the block,
- * so the stop signals reach the thread that waits in ticker_wait(); a
- * thread that does not block them could take one while that thread has
- * them blocked, and its wait would last the whole interval.
+ * Block SIGINT and SIGTERM in the calling thread (old: the mask before;
+ * waiting, if not NULL: old without them, to sleep with in ppoll() so
+ * that the test of ticker_stopped() and the sleep leave no gap for a stop
+ * to land in unseen), and put the mask back. A thread created in between
+ * inherits the block, so the stop signals reach the thread that waits for
+ * them; one that does not block them could take one while that thread has
+ * them blocked, and its wait would go on.
  */
-void ticker_block_signals(sigset_t *old);
+void ticker_block_signals(sigset_t *old, sigset_t *waiting);
 void ticker_restore_signals(const sigset_t *old);
 
 /* True after SIGINT or SIGTERM. */

@@ -69,7 +69,7 @@ int lru_recorder_start(struct lru_recorder *r, int ringbuf_fd,
 	atomic_init(&r->stop, false);
 	r->flushed_ns = now_ns();
 	/* the writer never takes SIGINT/SIGTERM: the reporting loop waits for them */
-	ticker_block_signals(&mask);
+	ticker_block_signals(&mask, NULL);
 	err = -pthread_create(&r->thread, NULL, drain, r);
 	ticker_restore_signals(&mask);
 	if (err)

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,32 +71,71 @@ static void pass_stop_on(pid_t pid, bool *passed)
 	*passed = true;
 }
 
-static void drain(int fd, pid_t pid, bool echo, struct exec_result *r)
+/*
+ * The workload's output, until it closes it. Waits in ppoll() with the
+ * stop signals blocked elsewhere: a stop that lands while the output is
+ * copied is seen before the next wait, and one in between ends it (a
+ * plain read() would miss it, and go on reading a chatty workload to its
+ * end).
+ */
+static void drain(int fd, pid_t pid, bool *passed, bool echo,
+		  struct exec_result *r)
 {
-	bool passed = false;
+	struct pollfd out = { .fd = fd, .events = POLLIN };
+	sigset_t old, waiting;
 	char buf[16384];
 	ssize_t n;
 
+	ticker_block_signals(&old, &waiting);
 	for (;;) {
-		n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR) {
-			pass_stop_on(pid, &passed);
-			continue;
+		pass_stop_on(pid, passed);
+		if (ppoll(&out, 1, NULL, &waiting) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
 		}
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n <= 0)
 			break;
 		if (echo && fwrite(buf, 1, n, stdout) != (size_t)n)
 			echo = false;
 		append(r, buf, n);
 	}
+	ticker_restore_signals(&old);
 	if (echo)
 		fflush(stdout);
 }
 
-static void reap(pid_t pid, struct exec_result *r)
+/*
+ * The workload's end, once its output is closed: it may go on without
+ * it, so a stop is still passed on, waited for the same way as in drain()
+ * (the process's pidfd turns readable when it exits).
+ */
+static void wait_end(pid_t pid, bool *passed)
+{
+	int pidfd = syscall(SYS_pidfd_open, pid, 0);
+	struct pollfd end = { .fd = pidfd, .events = POLLIN };
+	sigset_t old, waiting;
+
+	if (pidfd < 0)
+		return;		/* before Linux 5.3: waitpid() alone */
+	ticker_block_signals(&old, &waiting);
+	for (;;) {
+		pass_stop_on(pid, passed);
+		if (ppoll(&end, 1, NULL, &waiting) >= 0 || errno != EINTR)
+			break;
+	}
+	ticker_restore_signals(&old);
+	close(pidfd);
+}
+
+static void reap(pid_t pid, bool *passed, struct exec_result *r)
 {
 	int status;
 
+	wait_end(pid, passed);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return;
@@ -109,6 +150,7 @@ static void reap(pid_t pid, struct exec_result *r)
 int exec_run(char *const argv[], bool echo, struct exec_result *r)
 {
 	int out[2], errp[2], child_errno = 0;
+	bool passed = false;
 	double t0;
 	pid_t pid;
 	ssize_t n;
@@ -136,9 +178,9 @@ int exec_run(char *const argv[], bool echo, struct exec_result *r)
 		r->exit_status = 127;
 		return -1;
 	}
-	drain(out[0], pid, echo, r);
+	drain(out[0], pid, &passed, echo, r);
 	close(out[0]);
-	reap(pid, r);
+	reap(pid, &passed, r);
 	r->wall_s = now_s() - t0;
 	do
 		n = read(errp[0], &child_errno, sizeof(child_errno));
