@@ -6,7 +6,8 @@ ramdisk and calls it), since the lookup probes need fentry. Two bhbench meta
 workloads, each an interleaved series of its own: create-heavy (the create
 phase) and stat-heavy (the stat phase, cold: --drop-caches, so every stat
 reads its inode through the buffer cache). Modes: untraced, `bhscope lru`
-and `bhscope lru --whatif 64` at a 1 s interval, and tools/bench/lru.bt.
+and `bhscope lru --whatif 64` at a 1 s interval, tools/bench/lru.bt, and
+an fexit program that does nothing on the same lookup (the floor).
 
 ns/event is per lookup: all of a tracer's BPF run time over the run count
 of its lookup probe (bhscope runs one program per lookup, at its exit;
@@ -134,6 +135,10 @@ def main():
                         event_prog="fexit_lookup")),
         ("bpftrace", abbench.Tracer("bpftrace", ["bpftrace", bt_path], 3,
                                     event_prog=func[:15], start_timeout=180)),
+        # The floor under any exit probe: an fexit that does nothing. Every
+        # lookup pays it before bhscope's program does any work.
+        ("empty fexit", abbench.Tracer("bpftrace", ["bpftrace", "-e", f"kretfunc:{func} {{ }}"],
+                                       1, event_prog=func[:15], start_timeout=180)),
     ]
     res = {"schema": "bhscope.bench/1", "part": "lru", "kernel": os.uname().release,
            "cpus": os.cpu_count(), "lookup_func": func, "params": vars(args),
