@@ -42,15 +42,33 @@ static int json_has_non_number(const char *s)
 	return 0;
 }
 
-/* A number the SVG printed as nan or inf (labels are text: not those). */
+/*
+ * A number the SVG printed as nan or inf: an attribute's value (always a
+ * number), or a text that is one number (an axis tick, "%g" and an
+ * optional "%"; a bar's label). Other texts are names from the record: a
+ * phase may be called "-infte".
+ */
 static int svg_has_non_number(const char *s)
 {
-	static const char *const bad[] = { "\"nan", "\"-nan", "\"inf", "\"-inf",
-					   ">nan", ">-nan", ">inf", ">-inf" };
+	static const char *const bad[] = { "nan", "-nan", "inf", "-inf" };
+	char attr[16];
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
-		if (strstr(s, bad[i]))
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		snprintf(attr, sizeof(attr), "=\"%s", bad[i]);
+		if (strstr(s, attr))
 			return 1;
+	}
+	for (const char *t = strchr(s, '>'); t; t = strchr(t + 1, '>')) {
+		const char *v = t + 1 + (t[1] == '-');
+
+		if (strncmp(v, "nan", 3) && strncmp(v, "inf", 3))
+			continue;
+		v += 3;
+		if (*v == '%')
+			v++;
+		if (*v == '<')
+			return 1;
+	}
 	return 0;
 }
 
