@@ -127,7 +127,7 @@ int cmd_jbd2(int argc, char **argv)
 	if (!skel)
 		return 1;
 
-	ticker_install_signals();
+	ticker_start();
 	/* On stderr even with -j: scripts wait for it to start a workload. */
 	fprintf(stderr, "Tracing jbd2 commits%s%s... Ctrl-C to end.\n",
 		opt.dev_arg ? " on " : "", opt.dev_arg ? opt.dev_arg : "");

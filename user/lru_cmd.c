@@ -320,6 +320,8 @@ int cmd_lru(int argc, char **argv)
 	}
 	if (err)
 		goto out;
+	/* before the trace file exists: a stop then still finishes it */
+	ticker_start();
 	if (o.trace) {
 		struct lru_trace_params tp = {
 			.lru_size = lru_session_lru_size(&s),
@@ -336,7 +338,6 @@ int cmd_lru(int argc, char **argv)
 			goto out;
 		}
 	}
-	ticker_install_signals();
 	say_what_is_missing(&o, &s);
 	err = trace_loop(&o, &s, o.self_cost ? &cost : NULL);
 	if (err < 0)

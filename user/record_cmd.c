@@ -12,7 +12,7 @@
 #include "commands.h"
 #include "record/record_run.h"
 #include "record/record_schema.h"
-#include "lib/ticker.h"
+#include "lib/stop_signals.h"
 
 #define MAX_REPEATS	RECORD_MAX_RUNS
 #define MAX_BENCH_ARGS	128
@@ -178,7 +178,7 @@ int cmd_record(int argc, char **argv)
 		return 64;
 	if (!a.o.jbd2 && !a.o.lru)
 		a.o.jbd2 = true;
-	ticker_install_signals();
+	stop_signals_install();
 	ret = record_main(&a.o);
 	free(a.bench_copy);
 	return ret;

@@ -23,7 +23,7 @@
 #include "record/sweep_tune.h"
 #include "lib/env.h"
 #include "lib/term_safe.h"
-#include "lib/ticker.h"
+#include "lib/stop_signals.h"
 
 #define MAX_CELLS	RECORD_MAX_CELLS
 
@@ -314,13 +314,25 @@ static int warm_up(const struct sweep_args *a)
 	if (!a->quiet)
 		fprintf(stderr, "warm-up run (not recorded)\n");
 	ret = exec_run(argv, false, &r) || r.exit_status ? -1 : 0;
-	if (ret)
+	if (ret && !stop_requested())
 		fprintf(stderr, "bhscope: the warm-up run failed%s%s\n",
 			r.error[0] ? ": " : "", r.error);
 	exec_result_free(&r);
 	free(args);
 	free(argv);
 	return ret;
+}
+
+/* The sweep ends early before or at cell i: the settings put back, and why. */
+static int sweep_ended(size_t i, size_t total, const char *dir)
+{
+	int stopped = stop_requested();
+
+	if (sweep_tune_restore(&tune))
+		fprintf(stderr, "bhscope: could not restore the original settings; check them by hand\n");
+	fprintf(stderr, "bhscope: sweep %s at cell %zu/%zu; records so far are in %s\n",
+		stopped ? "interrupted" : "stopped", i + 1, total, dir);
+	return stopped ? 130 : 1;
 }
 
 static int run_sweep(struct sweep_args *a, char ***paths, int *npaths)
@@ -343,6 +355,8 @@ static int run_sweep(struct sweep_args *a, char ***paths, int *npaths)
 	/* Before anything is changed: one line for an unprivileged user. */
 	if (env_check_privileges(ENV_TRACE | (lru || batch ? ENV_TUNE : 0)))
 		return 1;
+	/* from here a stop ends the sweep with the settings put back */
+	stop_signals_install();
 	if (sweep_tune_prepare(&tune, dir, lru, batch, err, sizeof(err))) {
 		fprintf(stderr, "bhscope: %s\n", err);
 		return 1;
@@ -354,26 +368,22 @@ static int run_sweep(struct sweep_args *a, char ***paths, int *npaths)
 	*paths = calloc(total, sizeof(**paths));
 	if (!*paths)
 		return 1;
-	ticker_install_signals();
 	atexit(restore_at_exit);
 	for (size_t i = 0; i < total; i++) {
-		if (!i && a->warmup && warm_up(a))
-			return 1;
 		long v[NR_DIMS];
 		char path[PATH_MAX];
+		int failed;
 
-		sweep_matrix_cell(&a->m, i, v);
-		cell_file(a, v, path, sizeof(path));
-		(*paths)[(*npaths)++] = strdup(path);
-		if (run_cell(a, i, total, path) || ticker_stopped()) {
-			int stopped = ticker_stopped();
-
-			if (sweep_tune_restore(&tune))
-				fprintf(stderr, "bhscope: could not restore the original settings; check them by hand\n");
-			fprintf(stderr, "bhscope: sweep %s at cell %zu/%zu; records so far are in %s\n",
-				stopped ? "interrupted" : "stopped", i + 1, total, a->dir);
-			return stopped ? 130 : 1;
+		/* a stop before a cell runs no more of it, not even its setup */
+		failed = stop_requested() || (!i && a->warmup && warm_up(a));
+		if (!failed) {
+			sweep_matrix_cell(&a->m, i, v);
+			cell_file(a, v, path, sizeof(path));
+			(*paths)[(*npaths)++] = strdup(path);
+			failed = run_cell(a, i, total, path);
 		}
+		if (failed || stop_requested())
+			return sweep_ended(i, total, a->dir);
 	}
 	if (sweep_tune_restore(&tune)) {
 		fprintf(stderr, "bhscope: could not restore the original settings; check them by hand\n");

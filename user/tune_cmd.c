@@ -17,6 +17,7 @@
 #include "lib/devname.h"
 #include "lib/tunables.h"
 #include "lib/json_out.h"
+#include "lib/stop_signals.h"
 
 static const char tune_doc[] =
 	"Show or set the tunables: the buffer-head LRU size (lru_size, needs "
@@ -476,10 +477,32 @@ static int refuse_pair(const struct setting *s, int n)
 	return -1;
 }
 
+/* reset, or set the n settings s (parsed and checked). */
+static int change(struct tune_opts *o, struct setting *s, int n)
+{
+	if (!strcmp(o->action, "reset")) {
+		if (bhtune_loaded()) {
+			int err = bhtune_param_set("reset", "1");
+
+			if (err) {
+				fprintf(stderr, "bhscope: bhtune reset failed: %s\n", strerror(-err));
+				return 1;
+			}
+			printf("bhtune: every journal back to its filesystem's batch times\n");
+			return 0;
+		}
+		return remount_batch(o, JBD2_DEFAULT_MIN_BATCH_US,
+				     JBD2_DEFAULT_MAX_BATCH_US);
+	}
+	return bhtune_loaded() ? set_with_bhtune(s, n) : set_by_remount(o, s, n);
+}
+
 int cmd_tune(int argc, char **argv)
 {
 	struct tune_opts o = {};
 	struct setting s[16];
+	sigset_t mask;
+	int ret;
 
 	if (argp_parse(&tune_argp, argc, argv, ARGP_IN_ORDER, NULL, &o))
 		return 64;
@@ -491,20 +514,6 @@ int cmd_tune(int argc, char **argv)
 		fprintf(stderr, "bhscope: tune %s needs root\n", o.action);
 		return 1;
 	}
-	if (!strcmp(o.action, "reset")) {
-		if (bhtune_loaded()) {
-			int err = bhtune_param_set("reset", "1");
-
-			if (err) {
-				fprintf(stderr, "bhscope: bhtune reset failed: %s\n", strerror(-err));
-				return 1;
-			}
-			printf("bhtune: every journal back to its filesystem's batch times\n");
-			return 0;
-		}
-		return remount_batch(&o, JBD2_DEFAULT_MIN_BATCH_US,
-				     JBD2_DEFAULT_MAX_BATCH_US);
-	}
 	if (o.nr_assignments > (int)(sizeof(s) / sizeof(*s))) {
 		fprintf(stderr, "bhscope: tune set: too many settings\n");
 		return 64;
@@ -514,6 +523,13 @@ int cmd_tune(int argc, char **argv)
 			return 64;
 	if (refuse_pair(s, o.nr_assignments))
 		return 1;
-	return bhtune_loaded() ? set_with_bhtune(s, o.nr_assignments) :
-				 set_by_remount(&o, s, o.nr_assignments);
+	/*
+	 * All or nothing: a stop signal waits until every change is made,
+	 * or rolled back, and said; then it ends bhscope as it would have.
+	 */
+	stop_signals_block(&mask, NULL);
+	ret = change(&o, s, o.nr_assignments);
+	fflush(stdout);
+	stop_signals_restore(&mask);
+	return ret;
 }

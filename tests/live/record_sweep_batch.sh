@@ -61,18 +61,22 @@ if "$BHSCOPE" sweep --report "$out" | diff -q - "$SCRATCH/table" > /dev/null
 then check_pass report_reprints_the_table
 else check_fail report_reprints_the_table "--report differs"; fi
 
-# Ctrl-C in the middle of a cell: exit 130 and the options put back.
-"$BHSCOPE" sweep -q --batch-min-us 5000,6000 -o "$SCRATCH/int" \
-	-- bench sync -D "$MNT" -t 2 -n 5000 > /dev/null 2>&1 &
-pid=$!
-for _ in $(seq 50); do
-	[[ $(opts) == *min_batch_time=5000* ]] && break
-	sleep 0.1
+# A stop in the middle of a cell (Ctrl-C; a hangup, the terminal gone):
+# exit 130 and the options put back.
+for sig in INT HUP; do
+	"$BHSCOPE" sweep -q --batch-min-us 5000,6000 -o "$SCRATCH/int-$sig" \
+		-- bench sync -D "$MNT" -t 2 -n 5000 > /dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq 50); do
+		[[ $(opts) == *min_batch_time=5000* ]] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	kill -"$sig" "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	name=$([[ $sig == INT ]] && echo ctrl_c || echo hangup)_restores_mount_options
+	if [[ $rc -eq 130 && $(opts) == "$orig" ]]; then check_pass "$name"
+	else check_fail "$name" "exit $rc, options $(opts), was $orig"; fi
 done
-sleep 0.5
-kill -INT "$pid"
-rc=0
-wait "$pid" || rc=$?
-if [[ $rc -eq 130 && $(opts) == "$orig" ]]; then check_pass ctrl_c_restores_mount_options
-else check_fail ctrl_c_restores_mount_options "exit $rc, options $(opts), was $orig"; fi
 finish

@@ -56,4 +56,21 @@ jq '.sweep = {"config": "base", "config_index": 0, "cell": 0, "params": {}} |
     .runs[0].result = {"results": {"files_per_sec": 5}}' "$tmp/a.json" > "$tmp/sw/a.json"
 full sweep_report "$BHSCOPE" sweep --report "$tmp/sw"
 
+# A reader that stops reading (a paused pager) and then a stop signal: the
+# blocked write is interrupted and the last report lost; bhscope says that,
+# not "Interrupted system call", and exits 1.
+mkfifo "$tmp/fifo"
+exec 3<> "$tmp/fifo"	# a reader that never reads
+"$BHSCOPE" jbd2 -C -j 0.01 > "$tmp/fifo" 2> "$tmp/blocked.err" &
+pid=$!
+sleep 3
+kill -TERM "$pid"
+rc=0
+timeout 10 tail --pid="$pid" -f /dev/null || rc=124
+wait "$pid" || rc=$?
+exec 3<&-
+if [[ $rc -eq 1 && $(tail -n 1 "$tmp/blocked.err") == "bhscope: stopped while standard output was blocked: the last report is incomplete" ]]
+then pass stop_while_output_blocked_says_so
+else fail stop_while_output_blocked_says_so "exit $rc: $(tail -n 1 "$tmp/blocked.err")"; fi
+
 finish

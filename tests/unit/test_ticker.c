@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The reporting loop's clock: absolute ticks, the caller's signal mask
- * kept, threads made between ticker_block_signals() and
- * ticker_restore_signals() deaf to the stop signals, and a stop signal
- * that is pending when the wait would sleep ending it at once (the case
- * of one landing between the test of the stop flag and the sleep). The
- * stop cases run last: the stop flag stays set.
+ * kept, and a stop signal that is pending when the wait would sleep
+ * ending it at once (the case of one landing between the test of the
+ * stop flag and the sleep). The stop case runs last: the flag stays set.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -16,6 +14,7 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "lib/stop_signals.h"
 #include "lib/ticker.h"
 
 static double now_s(void)
@@ -45,7 +44,7 @@ static void ticks_are_absolute(void **state)
 	double t0;
 
 	(void)state;
-	ticker_install_signals();
+	ticker_start();
 	t0 = now_s();
 	for (int i = 0; i < 3; i++) {
 		assert_true(ticker_wait(0.1));
@@ -75,31 +74,6 @@ static void wait_keeps_the_callers_mask(void **state)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-static void *report_mask(void *arg)
-{
-	bool *deaf = arg;
-
-	deaf[0] = blocked(SIGINT);
-	deaf[1] = blocked(SIGTERM);
-	return NULL;
-}
-
-static void threads_made_in_between_are_deaf_to_stops(void **state)
-{
-	bool deaf[2] = { false, false };
-	pthread_t t;
-	sigset_t old;
-
-	(void)state;
-	ticker_block_signals(&old, NULL);
-	assert_int_equal(pthread_create(&t, NULL, report_mask, deaf), 0);
-	ticker_restore_signals(&old);
-	pthread_join(t, NULL);
-	assert_true(deaf[0]);
-	assert_true(deaf[1]);
-	assert_false(blocked(SIGINT));
-}
-
 /*
  * SIGTERM pending, blocked by the caller (as between the flag's test and
  * the sleep): the wait takes it and ends now, not after 10 s.
@@ -110,14 +84,14 @@ static void pending_stop_ends_the_wait_at_once(void **state)
 	double t0;
 
 	(void)state;
-	ticker_block_signals(&old, NULL);
+	stop_signals_block(&old, NULL);
 	raise(SIGTERM);
-	assert_false(ticker_stopped());
+	assert_false(stop_requested());
 	t0 = now_s();
 	assert_false(ticker_wait(10.0));
 	assert_true(now_s() - t0 < 1.0);
-	assert_true(ticker_stopped());
-	ticker_restore_signals(&old);
+	assert_true(stop_requested());
+	stop_signals_restore(&old);
 	/* stopped: every later wait returns at once */
 	t0 = now_s();
 	assert_false(ticker_wait(10.0));
@@ -129,7 +103,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ticks_are_absolute),
 		cmocka_unit_test(wait_keeps_the_callers_mask),
-		cmocka_unit_test(threads_made_in_between_are_deaf_to_stops),
 		cmocka_unit_test(pending_stop_ends_the_wait_at_once),
 	};
 

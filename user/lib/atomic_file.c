@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/atomic_file.h"
+#include "lib/stop_signals.h"
 
 static const char *file_kind(mode_t m)
 {
@@ -95,8 +96,9 @@ static void sync_dir_of(int dirfd, const char *path)
 	}
 }
 
-int atomic_file_write(int dirfd, const char *path, const void *data,
-		      size_t len, int flags, char *err, size_t errlen)
+/* atomic_file_write() with the stop signals blocked (see below). */
+static int write_and_rename(int dirfd, const char *path, const void *data,
+			    size_t len, int flags, char *err, size_t errlen)
 {
 	char tmp[PATH_MAX + 64];
 	int fd, e = 0;
@@ -134,4 +136,23 @@ int atomic_file_write(int dirfd, const char *path, const void *data,
 	if (flags & ATOMIC_FILE_SYNC)
 		sync_dir_of(dirfd, path);
 	return 0;
+}
+
+/*
+ * A stop signal (SIGINT, SIGTERM, SIGHUP) waits until the file is in place
+ * or the temporary one removed: a command without a handler would
+ * otherwise die between the two and leave the temporary file behind.
+ */
+int atomic_file_write(int dirfd, const char *path, const void *data,
+		      size_t len, int flags, char *err, size_t errlen)
+{
+	sigset_t mask;
+	int ret, e;
+
+	stop_signals_block(&mask, NULL);
+	ret = write_and_rename(dirfd, path, data, len, flags, err, errlen);
+	e = errno;
+	stop_signals_restore(&mask);
+	errno = e;
+	return ret;
 }

@@ -34,7 +34,7 @@ struct interval_source {
 };
 
 /*
- * Runs the loop with opt's interval and count (ticker_install_signals()
+ * Runs the loop with opt's interval and count (ticker_start()
  * first). Returns 0, the first negative errno of read or report, or
  * INTERVAL_LOOP_OUTPUT_FAILED as soon as a report cannot be written (a
  * full disk, a closed pipe): main's stdout check then says why.

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "lib/stdout_check.h"
+#include "lib/stop_signals.h"
 
 static bool checked;
 static int first_errno;
@@ -38,7 +39,10 @@ int stdout_check(void)
 		return 0;	/* closed by the command itself: nothing lost */
 	if (rc && errno && errno != EBADF)
 		stdout_check_note(errno);
-	if (first_errno)
+	if (first_errno == EINTR && stop_requested())
+		/* a reader that stopped reading (a paused pager), then Ctrl-C */
+		fprintf(stderr, "bhscope: stopped while standard output was blocked: the last report is incomplete\n");
+	else if (first_errno)
 		fprintf(stderr, "bhscope: writing standard output: %s\n",
 			strerror(first_errno));
 	else

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The reporting loop's clock: intervals, and SIGINT/SIGTERM as "last one". */
+/* The reporting loop's clock: intervals, and a stop signal as "last one". */
 #ifndef BHSCOPE_TICKER_H
 #define BHSCOPE_TICKER_H
 
-#include <signal.h>
 #include <stdbool.h>
 
-/* Installs SIGINT/SIGTERM handlers that end the current interval early. */
-void ticker_install_signals(void);
+/* Starts the clock, and takes the stop signals (lib/stop_signals.h). */
+void ticker_start(void);
 
 /*
  * Sleeps until the next interval boundary (absolute, so reports do not drift)
@@ -16,22 +15,7 @@ void ticker_install_signals(void);
  */
 bool ticker_wait(double interval_s);
 
-/*
- * Block SIGINT and SIGTERM in the calling thread (old: the mask before;
- * waiting, if not NULL: old without them, to sleep with in ppoll() so
- * that the test of ticker_stopped() and the sleep leave no gap for a stop
- * to land in unseen), and put the mask back. A thread created in between
- * inherits the block, so the stop signals reach the thread that waits for
- * them; one that does not block them could take one while that thread has
- * them blocked, and its wait would go on.
- */
-void ticker_block_signals(sigset_t *old, sigset_t *waiting);
-void ticker_restore_signals(const sigset_t *old);
-
-/* True after SIGINT or SIGTERM. */
-bool ticker_stopped(void);
-
-/* Seconds elapsed on CLOCK_MONOTONIC since the previous call (first: since install). */
+/* Seconds elapsed on CLOCK_MONOTONIC since the previous call (first: since start). */
 double ticker_elapsed(void);
 
 /* Wall-clock "HH:MM:SS" into buf. */

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/ticker.h"
+#include "lib/stop_signals.h"
 #include "lru/lru_recorder.h"
 
 /* How long a poll may wait before the thread looks at the stop flag. */
@@ -68,10 +68,10 @@ int lru_recorder_start(struct lru_recorder *r, int ringbuf_fd,
 	}
 	atomic_init(&r->stop, false);
 	r->flushed_ns = now_ns();
-	/* the writer never takes SIGINT/SIGTERM: the reporting loop waits for them */
-	ticker_block_signals(&mask, NULL);
+	/* the writer never takes a stop signal: the reporting loop waits for them */
+	stop_signals_block(&mask, NULL);
 	err = -pthread_create(&r->thread, NULL, drain, r);
-	ticker_restore_signals(&mask);
+	stop_signals_restore(&mask);
 	if (err)
 		goto fail;
 	r->started = true;

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "record/record_exec.h"
-#include "lib/ticker.h"
+#include "lib/stop_signals.h"
 
 /* Output kept for parsing; the rest is still echoed, then dropped. */
 #define EXEC_MAX_OUT	(4UL << 20)
@@ -25,11 +25,17 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Child: runs argv, or writes errno into the close-on-exec pipe and exits. */
-static void child(char *const argv[], int out_fd, int err_pipe)
+/*
+ * Child: runs argv, or writes errno into the close-on-exec pipe and exits.
+ * Forked with the stop signals blocked (exec_run()): a stop passed on
+ * before the exec ends it here, with the default action.
+ */
+static void child(char *const argv[], int out_fd, int err_pipe,
+		  const sigset_t *mask)
 {
 	int e;
 
+	stop_signals_child_reset(mask);
 	if (dup2(out_fd, STDOUT_FILENO) < 0)
 		goto fail;
 	close(out_fd);
@@ -60,12 +66,13 @@ static int append(struct exec_result *r, const char *buf, size_t n)
 }
 
 /*
- * A terminal's Ctrl-C reaches the workload too; a SIGINT or SIGTERM sent
- * to bhscope alone is passed on, so that it ends its run early as well.
+ * A terminal's Ctrl-C reaches the workload too; a stop signal sent to
+ * bhscope alone is passed on as SIGINT, so that it ends its run early as
+ * well.
  */
 static void pass_stop_on(pid_t pid, bool *passed)
 {
-	if (*passed || !ticker_stopped())
+	if (*passed || !stop_requested())
 		return;
 	kill(pid, SIGINT);
 	*passed = true;
@@ -86,7 +93,7 @@ static void drain(int fd, pid_t pid, bool *passed, bool echo,
 	char buf[16384];
 	ssize_t n;
 
-	ticker_block_signals(&old, &waiting);
+	stop_signals_block(&old, &waiting);
 	for (;;) {
 		pass_stop_on(pid, passed);
 		if (ppoll(&out, 1, NULL, &waiting) < 0) {
@@ -103,7 +110,7 @@ static void drain(int fd, pid_t pid, bool *passed, bool echo,
 			echo = false;
 		append(r, buf, n);
 	}
-	ticker_restore_signals(&old);
+	stop_signals_restore(&old);
 	if (echo)
 		fflush(stdout);
 }
@@ -121,13 +128,13 @@ static void wait_end(pid_t pid, bool *passed)
 
 	if (pidfd < 0)
 		return;		/* before Linux 5.3: waitpid() alone */
-	ticker_block_signals(&old, &waiting);
+	stop_signals_block(&old, &waiting);
 	for (;;) {
 		pass_stop_on(pid, passed);
 		if (ppoll(&end, 1, NULL, &waiting) >= 0 || errno != EINTR)
 			break;
 	}
-	ticker_restore_signals(&old);
+	stop_signals_restore(&old);
 	close(pidfd);
 }
 
@@ -151,6 +158,7 @@ int exec_run(char *const argv[], bool echo, struct exec_result *r)
 {
 	int out[2], errp[2], child_errno = 0;
 	bool passed = false;
+	sigset_t mask;
 	double t0;
 	pid_t pid;
 	ssize_t n;
@@ -163,12 +171,14 @@ int exec_run(char *const argv[], bool echo, struct exec_result *r)
 	}
 	fflush(stdout);
 	t0 = now_s();
+	stop_signals_block(&mask, NULL);
 	pid = fork();
 	if (pid == 0) {
 		close(out[0]);
 		close(errp[0]);
-		child(argv, out[1], errp[1]);
+		child(argv, out[1], errp[1], &mask);
 	}
+	stop_signals_restore(&mask);
 	close(out[1]);
 	close(errp[1]);
 	if (pid < 0) {

@@ -22,7 +22,7 @@
 #include "lib/atomic_file.h"
 #include "lib/env.h"
 #include "lib/term_safe.h"
-#include "lib/ticker.h"
+#include "lib/stop_signals.h"
 #include "lib/json_out.h"
 
 /* Output of a command other than bhbench kept in the record, for failures. */
@@ -295,7 +295,7 @@ int record_main(const struct record_opts *o)
 		json_object_array_add(runs, run);
 		ok = run_ok(run);
 		progress(o, i, run);
-		if (ticker_stopped() && i < o->repeats) {
+		if (stop_requested() && i < o->repeats) {
 			fprintf(stderr, "bhscope: interrupted; recording the runs so far\n");
 			ok = false;
 		}
