@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* HZ from a kernel config, and jiffies to milliseconds. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 #include <cmocka.h>
 
 #include "lib/hz.h"
@@ -33,6 +35,36 @@ static void config_without_hz_is_an_error(void **state)
 	assert_int_equal(hz_of_text(""), -1);
 }
 
+/* A pipe whose first read a signal interrupts, as a stop during setup. */
+static ssize_t interrupted_once(void *c, char *buf, size_t size)
+{
+	static const char text[] = "CONFIG_X=y\nCONFIG_HZ=300\n";
+	int *calls = c;
+	size_t n = sizeof(text) - 1;
+
+	if ((*calls)++ == 0) {
+		errno = EINTR;
+		return -1;
+	}
+	if (*calls > 2)
+		return 0;
+	memcpy(buf, text, n < size ? n : size);
+	return n < size ? n : size;
+}
+
+static void config_read_interrupted_is_resumed(void **state)
+{
+	cookie_io_functions_t io = { .read = interrupted_once };
+	int calls = 0;
+	FILE *f = fopencookie(&calls, "r", io);
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(hz_from_config(f), 300);
+	assert_true(calls >= 2);
+	fclose(f);
+}
+
 static void jiffies_convert_at_each_hz(void **state)
 {
 	(void)state;
@@ -56,6 +88,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(config_hz_line_is_found_among_others),
 		cmocka_unit_test(config_without_hz_is_an_error),
+		cmocka_unit_test(config_read_interrupted_is_resumed),
 		cmocka_unit_test(jiffies_convert_at_each_hz),
 		cmocka_unit_test(running_kernel_hz_is_a_linux_value),
 	};

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -11,11 +12,17 @@ int hz_from_config(FILE *config)
 	char line[256];
 	int hz;
 
-	while (fgets(line, sizeof(line), config)) {
+	for (;;) {
+		if (!fgets(line, sizeof(line), config)) {
+			/* a stop signal's handler interrupted the pipe's read */
+			if (!ferror(config) || errno != EINTR)
+				return -1;
+			clearerr(config);
+			continue;
+		}
 		if (sscanf(line, "CONFIG_HZ=%d", &hz) == 1 && hz > 0)
 			return hz;
 	}
-	return -1;
 }
 
 static int hz_from_command(const char *cmd)
@@ -87,7 +94,8 @@ static int hz_measured(void)
 
 	if (timer_list_sample(&j0, &n0))
 		return -1;
-	nanosleep(&pause, NULL);
+	while (nanosleep(&pause, &pause) && errno == EINTR)
+		;	/* a stop signal: sleep the rest, the rate needs it */
 	if (timer_list_sample(&j1, &n1) || n1 <= n0)
 		return -1;
 	return hz_nearest((double)(j1 - j0) * 1e9 / (double)(n1 - n0));
