@@ -437,6 +437,17 @@ static int serve(struct server *s)
 		fprintf(stderr, "bhscope: nothing to serve: --listen none needs --textfile DIR\n");
 		return 64;
 	}
+	/*
+	 * Signals go to sigtimedwait only: blocked before any thread, and
+	 * before the slow BPF loading, so that one sent meanwhile waits for
+	 * the main loop (a SIGHUP then reloads, a SIGTERM ends it cleanly)
+	 * instead of killing serve half started.
+	 */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	if (env_prepare_tracing() || init_state(s))
 		return 1;
 	/* What can fail at once fails before the slow BPF loading. */
@@ -463,12 +474,6 @@ static int serve(struct server *s)
 	if (start_sources(&s->st))
 		return 1;
 
-	/* Signals go to sigtimedwait only: block them before any thread. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	if (s->http && serve_http_run(s->http, render_cb, &s->st,

@@ -3,7 +3,8 @@
 # scrape, an unmounted and detached device stops being exported; SIGHUP
 # re-reads --config (per-cpu, device filter, textfile directory), a broken
 # file keeps the previous configuration and says so; SIGINT exits 0 and
-# removes the textfile.
+# removes the textfile. A SIGTERM while serve still loads its BPF programs
+# waits for them and ends it just as cleanly (it killed serve half started).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib/serve.sh
@@ -99,4 +100,20 @@ rc=0
 wait "$SERVE_PID" || rc=$?
 check sigint_exits_0 test "$rc" -eq 0
 check sigint_removes_the_textfile test ! -e "$tmp/b/bhscope.prom"
+
+# SIGTERM 30 ms in, while the jbd2 tracer loads (some 100 ms here).
+early_rc=""
+for i in 1 2 3; do
+	mkdir -p "$tmp/early$i"
+	"$BHSCOPE" serve --listen none --textfile "$tmp/early$i" 2> "$tmp/early$i.log" &
+	pid=$!
+	sleep 0.03
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	early_rc+=" $rc"
+done
+check sigterm_while_loading_exits_0 test "$early_rc" == " 0 0 0"
+check sigterm_while_loading_leaves_no_textfile \
+	test -z "$(find "$tmp"/early? -name '*.prom*' -print -quit)"
 finish
