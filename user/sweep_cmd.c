@@ -196,10 +196,18 @@ static const struct argp sweep_argp = {
 
 static struct sweep_tune tune;
 
+/* Puts the original settings back: 0, or -1 after saying so. */
+static int restore_settings(void)
+{
+	if (!sweep_tune_restore(&tune))
+		return 0;
+	fprintf(stderr, "bhscope: could not restore the original settings; check them by hand\n");
+	return -1;
+}
+
 static void restore_at_exit(void)
 {
-	if (sweep_tune_restore(&tune))
-		fprintf(stderr, "bhscope: could not restore the original settings; check them by hand\n");
+	restore_settings();
 }
 
 /* "lru_size-8_tasks-2.json" for the cell's swept dimensions. */
@@ -328,8 +336,7 @@ static int sweep_ended(size_t i, size_t total, const char *dir)
 {
 	int stopped = stop_requested();
 
-	if (sweep_tune_restore(&tune))
-		fprintf(stderr, "bhscope: could not restore the original settings; check them by hand\n");
+	restore_settings();
 	fprintf(stderr, "bhscope: sweep %s at cell %zu/%zu; records so far are in %s\n",
 		stopped ? "interrupted" : "stopped", i + 1, total, dir);
 	return stopped ? 130 : 1;
@@ -385,11 +392,7 @@ static int run_sweep(struct sweep_args *a, char ***paths, int *npaths)
 		if (failed || stop_requested())
 			return sweep_ended(i, total, a->dir);
 	}
-	if (sweep_tune_restore(&tune)) {
-		fprintf(stderr, "bhscope: could not restore the original settings; check them by hand\n");
-		return 1;
-	}
-	return 0;
+	return restore_settings() ? 1 : 0;
 }
 
 static long cell_index(const char *path)
