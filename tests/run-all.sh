@@ -13,7 +13,8 @@
 #                for tools/), bhbench/record/serve.sh, guest*.sh
 # TESTS=glob limits the live tests; BHSCOPE_SKIP_VM=1 skips the VM bench.
 # Order: unit tests, then the VM bench in the background with the live
-# tests beside it, then the live tests that boot a guest themselves.
+# tests beside it, then the live tests that boot a guest themselves, as
+# soon as the bench runs its last guest.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
@@ -47,8 +48,9 @@ run_unit() {
 }
 
 # run_live beside|after: the live tests that run beside the VM bench, or
-# those tagged "# live-after-vm" (they boot a guest through the bench
-# themselves, which takes its lock and replaces files under build/vm).
+# those tagged "# live-after-vm": they boot a guest through the bench
+# themselves, each guest a host core's work, so they wait for a core the
+# bench no longer needs.
 run_live() {
 	local group=$1 t name out rc
 	for t in tests/live/${TESTS:-*}.sh; do
@@ -94,14 +96,23 @@ t0=$(now); run_unit 2>&1 | record; took "$t0" "(all unit tests)"
 # beside the guests they cost them about that much CPU instead of their
 # wall time. What the guests print is shown once the live tests are done.
 vm_log=$log_dir/vm.log
+rm -f build/vm/slot-free
 (t0=$(now); run_vm; took "$t0" "(the VM bench, all guests)") > "$vm_log" 2>&1 &
 vm_pid=$!
 echo "vm: the VM bench runs in the background ($vm_log, tail -f to watch); its results follow the live tests" >&2
 t0=$(now); run_live beside 2>&1 | record; took "$t0" "(live tests beside the VM bench)"
+# The bench says when it has no guest left to start and a core is free
+# (build/vm/slot-free): its last guest then runs beside the guests of the
+# live tests (in a tree of their own, build/vm-live), not alone.
+while kill -0 "$vm_pid" 2> /dev/null && [[ ! -e build/vm/slot-free ]]; do
+	sleep 1
+done
+t0=$(now)
+(export VM_BUILD=build/vm-live; run_live after) 2>&1 | record
+took "$t0" "(live tests that boot a guest)"
 tail -n +1 -f --pid="$vm_pid" "$vm_log" | record
 wait "$vm_pid"
 [[ -f build/vm/times ]] && cat build/vm/times >> "$times"
-t0=$(now); run_live after 2>&1 | record; took "$t0" "(live tests that boot a guest)"
 
 echo "slowest tests (seconds):"
 grep -v '^[0-9.]* (' "$times" | sort -rn | head -n 10 | sed 's/^/  /'

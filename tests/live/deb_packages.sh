@@ -8,7 +8,7 @@
 # test loads the DKMS-built modules. Everything installed is removed.
 # DEB_VM_GUESTS (default 6.1): the guests of the last part; empty skips it.
 # live-after-vm: its last part boots a guest through the VM bench with the
-# DKMS-built modules in place of build/vm/<series>/bhtune
+# DKMS-built modules in place of VM_BUILD/<series>/bhtune
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib/common.sh
@@ -136,7 +136,7 @@ else
 	for series in $vm_kernels; do
 		kver=$(sed -n 's/^KVER=//p' <<< "$(tools/vm/kernel-fetch.sh "$series" 2> /dev/null)")
 		check "guest_${series}_ran_the_dkms_modules" \
-			cmp -s "build/vm/$series/bhtune/bhtune.ko" "$ko_dir/$kver/bhtune.ko"
+			cmp -s "${VM_BUILD:-build/vm}/$series/bhtune/bhtune.ko" "$ko_dir/$kver/bhtune.ko"
 		check "guest_${series}_loads_the_dkms_modules" \
 			grep -qx "PASS: $series/60-bhtune-params-refused" "$ko_dir/vm.log"
 	done

@@ -151,7 +151,7 @@ on_exit "rm -rf '$tmp'"
 rc=0
 make -s --no-print-directory vmcheck VM_SUITE=tests/live/dashboard-guest VM_GUESTS=6.1 \
 	> "$tmp/vm.log" 2>&1 || rc=$?
-scrapes=build/vm/6.1/export/lru-scrapes
+scrapes=${VM_BUILD:-build/vm}/6.1/export/lru-scrapes
 check guest_ran test "$rc" -eq 0
 check guest_scraped_serve test -s "$scrapes/scrape-9.prom"
 if [[ ! -s $scrapes/scrape-9.prom ]]; then

@@ -19,6 +19,15 @@ case $VM_SUITE in
 /*) SUITE_DIR=$VM_SUITE ;;
 *) SUITE_DIR=$REPO/$VM_SUITE ;;
 esac
+# Where a run keeps its files (build/vm/<series>/, build/vm/<guest>/, the
+# guests' times) and its lock; relative to the repo. Another tree lets a
+# run go beside one in build/vm (make check's live tests that boot a guest
+# start beside the VM bench's last guest).
+VM_BUILD=${VM_BUILD:-build/vm}
+case $VM_BUILD in
+/*) ;;
+*) VM_BUILD=$REPO/$VM_BUILD ;;
+esac
 # Loaded by the initramfs /init, with their dependencies: the 9p root, the
 # overlay over it, and ext4's stack (its crc32c comes through the crypto API,
 # so no module dependency pulls crc32c_generic in). brd, loop and the rest
@@ -106,11 +115,11 @@ vm_need_tools() {
 	fi
 }
 
-# vm_lock: one vmcheck/vmshell per checkout at a time; they share
-# build/vm/<series>/ and the host's two cores.
+# vm_lock: one vmcheck/vmshell per VM_BUILD at a time; they share
+# VM_BUILD/<series>/.
 vm_lock() {
-	mkdir -p "$REPO/build/vm"
-	exec 8>"$REPO/build/vm/.lock"
+	mkdir -p "$VM_BUILD"
+	exec 8>"$VM_BUILD/.lock"
 	if ! flock -n 8; then
 		echo "vm: waiting for another vmcheck/vmshell in this checkout" >&2
 		flock 8

@@ -77,7 +77,7 @@ on_line() {
 	"TIME: "*)
 		read -r _ id s <<<"$line"
 		echo "vm: $id: $s s" >&2
-		echo "$s vm/$id" >>"$REPO/build/vm/times"
+		echo "$s vm/$id" >>"$VM_BUILD/times"
 		;;
 	"LIMIT: "*)
 		# the test's own timeout, and its stuck_watch report, come first
@@ -262,11 +262,11 @@ for g in "${guests[@]}"; do
 	[[ $g =~ ^[0-9]+\.[0-9]+(-[a-z]+)?(\+full)?$ ]] ||
 		vm_die "bad guest '$g' (SERIES[-FLAVOUR][+full], e.g. 6.1, 6.1+full, 6.1-cloud)"
 done
-durations=$REPO/build/vm/durations
+durations=$VM_BUILD/durations
 
 # The guests in the order that ends soonest with VM_JOBS slots
 # (guest-order.awk), from the wall times of the last full run
-# (build/vm/durations), or for a guest it did not run, of a CI run
+# (VM_BUILD/durations), or for a guest it did not run, of a CI run
 # (durations.seed): the slots stay full until the end, instead of the
 # longest guest starting last and running alone.
 order_guests() {
@@ -286,12 +286,12 @@ full_suite_run() {
 
 declare -A kernel_of=()
 # prepare SERIES: fetch the kernel and run the .prep hooks into
-# build/vm/SERIES, once for all the guests of a series (they read it as
+# VM_BUILD/SERIES, once for all the guests of a series (they read it as
 # VM_OUT). Returns 1 when its guests cannot boot.
 prepare() {
 	local series=$1 t0 t1
 	SERIES=$series
-	VM_OUT=$REPO/build/vm/$series
+	VM_OUT=$VM_BUILD/$series
 	mkdir -p "$VM_OUT"
 	t0=$(now)
 	if ! vm_kernel "$series"; then
@@ -307,17 +307,17 @@ prepare() {
 }
 
 # run_guest LABEL: boots one guest (in a subshell of its own); its
-# results and console go to build/vm/LABEL.
+# results and console go to VM_BUILD/LABEL.
 run_guest() {
 	local label=$1 series=${1%+*} t2 t3 rc=0
 	eval "${kernel_of[$series]}"
 	SERIES=$label
-	VM_OUT=$REPO/build/vm/$series
+	VM_OUT=$VM_BUILD/$series
 	VM_GUEST_VARIANT=default
 	[[ $label == *+full ]] && VM_GUEST_VARIANT=full
 	GUEST_APPEND=
 	[[ $VM_GUEST_VARIANT == full ]] && GUEST_APPEND=preempt=full
-	RUN_OUT=$REPO/build/vm/$label
+	RUN_OUT=$VM_BUILD/$label
 	mkdir -p "$RUN_OUT"
 	VM_CPUS=$(cpus_for "$series")
 	vm_initramfs "$RUN_OUT"
@@ -333,7 +333,7 @@ run_guest() {
 rc=0 prep_rc=0
 lint || rc=1
 t_all=$(now)
-rm -f "$REPO/build/vm/times"
+rm -f "$VM_BUILD/times" "$VM_BUILD/slot-free"
 # An interrupted run leaves no guest behind.
 trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 declare -A bootable=()
@@ -351,11 +351,14 @@ for g in "${queue[@]}"; do
 		wait -n || rc=1
 		running_jobs=$((running_jobs - 1))
 	done
-	rm -f "$REPO/build/vm/$g/wall"
+	rm -f "$VM_BUILD/$g/wall"
 	run_guest "$g" &
 	running_jobs=$((running_jobs + 1))
 done
 while ((running_jobs > 0)); do
+	# No guest left to start and a slot free: whoever waits for a core
+	# may take it (make check starts its live tests that boot a guest).
+	((running_jobs < VM_JOBS)) && touch "$VM_BUILD/slot-free"
 	wait -n || rc=1
 	running_jobs=$((running_jobs - 1))
 done
@@ -364,7 +367,7 @@ done
 # (merged into what the last full runs measured of the other guests).
 : >"$durations.now"
 for g in "${guests[@]}"; do
-	[[ -f $REPO/build/vm/$g/wall ]] && cat "$REPO/build/vm/$g/wall" >>"$durations.now"
+	[[ -f $VM_BUILD/$g/wall ]] && cat "$VM_BUILD/$g/wall" >>"$durations.now"
 done
 if full_suite_run; then
 	touch "$durations"

@@ -24,11 +24,11 @@ label=$SERIES
 SERIES=${SERIES%+full}
 vm_kernel "$SERIES" || vm_die "no kernel for $SERIES"
 VM_CPUS=$(cpus_for "$SERIES")
-VM_OUT=$REPO/build/vm/$SERIES
-mkdir -p "$VM_OUT" "$REPO/build/vm/$label"
+VM_OUT=$VM_BUILD/$SERIES
+mkdir -p "$VM_OUT" "$VM_BUILD/$label"
 vm_preps || echo "vm: a .prep hook failed; booting anyway" >&2
 SERIES=$label
-RUN_OUT=$REPO/build/vm/$label
+RUN_OUT=$VM_BUILD/$label
 vm_initramfs "$RUN_OUT"
 echo "vm: $SERIES: $KVER, $VM_CPUS CPUs, $VM_MEM${GUEST_APPEND:+, $GUEST_APPEND}; Ctrl-A x quits QEMU" >&2
 # mon:stdio: the console and the QEMU monitor (Ctrl-A c) share the terminal.
