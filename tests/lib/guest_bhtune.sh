@@ -224,6 +224,7 @@ bht_no_leak() {
 bht_load_start() {
 	local dir=$1 cpu
 	rm -f load.stop
+	touch load.log
 	mkdir -p "$dir"
 	BHT_LOAD_PIDS=
 	for ((cpu = 0; cpu < $(nproc); cpu++)); do
@@ -234,6 +235,7 @@ bht_load_start() {
 			while [[ ! -e ../load.stop ]]; do
 				# unpinned when the CPU is offline (63-bhtune-cpu-hotplug)
 				if ! taskset -c "$cpu" "${fsm[@]}" >run.log 2>&1; then
+					[[ -e ../load.stop ]] && exit 0 # cut short by bht_load_stop
 					grep -q 'failed to set' run.log && "${fsm[@]}" >run.log 2>&1 ||
 						{ cat run.log >>../load.log; echo "fs_mark failed" >>../load.log; exit 1; }
 				fi
@@ -254,9 +256,26 @@ bht_load_start() {
 	BHT_LOAD_PIDS+=" $!"
 }
 
+# bht_load_running: whether a process of the background workload is left.
+bht_load_running() {
+	local pid
+	for pid in $BHT_LOAD_PIDS; do
+		kill -0 "$pid" 2>/dev/null && return 0
+	done
+	return 1
+}
+
 bht_load_stop() {
-	local pid rc=0
+	local pid rc=0 end=$((SECONDS + 10))
 	touch load.stop
+	# A round ends within seconds; on a guest that crawls after a
+	# compaction (62), in minutes: after 10 s it is cut short.
+	while ((SECONDS < end)) && bht_load_running; do
+		sleep 0.2
+	done
+	for pid in $BHT_LOAD_PIDS; do
+		pkill -TERM -P "$pid" -x fs_mark 2>/dev/null || true
+	done
 	for pid in $BHT_LOAD_PIDS; do
 		wait "$pid" || rc=$?
 	done
