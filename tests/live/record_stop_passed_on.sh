@@ -43,10 +43,11 @@ stopped() {
 	else check_fail "$name" "$late of 5 still running 10 s after SIG$sig;$bad"; fi
 }
 
-stopped chatty_workload_stopped_by_sigterm TERM 1 yes
-stopped chatty_workload_stopped_by_sigint INT 1 yes
-stopped chatty_workload_stopped_by_sighup HUP 1 yes
-stopped silent_workload_stopped_after_closing_its_output TERM 1 \
+# 0.4 s: past bhscope's setup (some 80 ms here), the workload running
+stopped chatty_workload_stopped_by_sigterm TERM 0.4 yes
+stopped chatty_workload_stopped_by_sigint INT 0.4 yes
+stopped chatty_workload_stopped_by_sighup HUP 0.4 yes
+stopped silent_workload_stopped_after_closing_its_output TERM 0.4 \
 	sh -c 'exec > /dev/null; exec sleep 60'
 # bhscope's setup (the jbd2 tracer's load) takes some 80 ms here: a stop
 # at 50 ms lands in it, before the workload runs (on a faster machine

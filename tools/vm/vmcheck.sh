@@ -266,8 +266,8 @@ durations=$VM_BUILD/durations
 
 # The guests in the order that ends soonest with VM_JOBS slots
 # (guest-order.awk), from the wall times of the last full run
-# (VM_BUILD/durations), or for a guest it did not run, of a CI run
-# (durations.seed): the slots stay full until the end, instead of the
+# (VM_BUILD/durations), or for a guest it did not run, of a recent
+# whole-suite run (durations.seed): the slots stay full until the end, instead of the
 # longest guest starting last and running alone.
 order_guests() {
 	local g known=("$REPO/tools/vm/durations.seed")
