@@ -89,22 +89,23 @@ run_vm() {
 }
 
 t_start=$(now)
-rm -f build/vm/times
+vm_build=${VM_BUILD:-build/vm} # the bench's tree (tools/vm/lib.sh)
+rm -f "$vm_build/times"
 t0=$(now); run_unit 2>&1 | record; took "$t0" "(all unit tests)"
 # The guests run while the live tests do: alone, the live tests keep a
 # 2-CPU host less than a third busy (about 160 CPU-seconds in 280 s), so
 # beside the guests they cost them about that much CPU instead of their
 # wall time. What the guests print is shown once the live tests are done.
 vm_log=$log_dir/vm.log
-rm -f build/vm/slot-free
+rm -f "$vm_build/slot-free"
 (t0=$(now); run_vm; took "$t0" "(the VM bench, all guests)") > "$vm_log" 2>&1 &
 vm_pid=$!
 echo "vm: the VM bench runs in the background ($vm_log, tail -f to watch); its results follow the live tests" >&2
 t0=$(now); run_live beside 2>&1 | record; took "$t0" "(live tests beside the VM bench)"
 # The bench says when it has no guest left to start and a core is free
-# (build/vm/slot-free): its last guest then runs beside the guests of the
+# ($vm_build/slot-free): its last guest then runs beside the guests of the
 # live tests (in a tree of their own, build/vm-live), not alone.
-while kill -0 "$vm_pid" 2> /dev/null && [[ ! -e build/vm/slot-free ]]; do
+while kill -0 "$vm_pid" 2> /dev/null && [[ ! -e $vm_build/slot-free ]]; do
 	sleep 1
 done
 t0=$(now)
@@ -112,7 +113,7 @@ t0=$(now)
 took "$t0" "(live tests that boot a guest)"
 tail -n +1 -f --pid="$vm_pid" "$vm_log" | record
 wait "$vm_pid"
-[[ -f build/vm/times ]] && cat build/vm/times >> "$times"
+[[ -f $vm_build/times ]] && cat "$vm_build/times" >> "$times"
 
 echo "slowest tests (seconds):"
 grep -v '^[0-9.]* (' "$times" | sort -rn | head -n 10 | sed 's/^/  /'

@@ -72,7 +72,7 @@ elif command -v qemu-system-x86_64 >/dev/null; then
 		VM_IDLE_TIMEOUT=600 VM_TIMEOUT=$((timeout + 300)) \
 		tools/vm/vmcheck.sh || rc=1
 	for s in $kernels; do
-		f=build/vm/$s/export/lru/lru-$s.json
+		f=${VM_BUILD:-build/vm}/$s/export/lru/lru-$s.json
 		if [[ -f $f ]]; then
 			cp "$f" "$out/lru-$s.json"
 			python3 tools/bench/bench_lru.py --report "$out/lru-$s.json"
@@ -115,7 +115,7 @@ if want trace || { want simulate && [[ ! -f $cached ]]; }; then
 			VM_TEST_TIMEOUT=$timeout VM_IDLE_TIMEOUT=600 \
 			VM_TIMEOUT=$((timeout + 300)) tools/vm/vmcheck.sh || rc=1
 		python3 tools/bench/bench_trace.py --series "$trace_series" \
-			--collect "build/vm/$trace_series/export/record" || rc=1
+			--collect "${VM_BUILD:-build/vm}/$trace_series/export/record" || rc=1
 	else
 		echo "bench: qemu-system-x86_64 is not installed (make deps): no traces recorded"
 	fi

@@ -121,7 +121,7 @@ vm_lock() {
 	mkdir -p "$VM_BUILD"
 	exec 8>"$VM_BUILD/.lock"
 	if ! flock -n 8; then
-		echo "vm: waiting for another vmcheck/vmshell in this checkout" >&2
+		echo "vm: waiting for another vmcheck/vmshell in $VM_BUILD" >&2
 		flock 8
 	fi
 }
