@@ -160,10 +160,16 @@ static __always_inline void lookup_installed(struct lru_cpu_state *st,
 		r->dist = lru_slots + depth;
 	/* its key was read when it reached the last slot: released since,
 	 * the bh is not read */
-	if (victim_bh && victim_bh == st->tail_bh)
+	if (victim_bh && victim_bh == st->tail_bh) {
 		ghost_push(&st->ghost, &st->tail, cap);
-	else if (victim_bh)
-		lru_resync();	/* the ghost list misses it: a lower bound */
+	} else if (victim_bh) {
+		/* its key was never read: one no lookup has (size 0) keeps
+		 * its place, so the depths behind it stay true */
+		struct lru_key unknown = {};
+
+		ghost_push(&st->ghost, &unknown, cap);
+		whatif_lower_bound();
+	}
 }
 
 /* A miss the kernel did not install: a larger LRU may still hold it. */
@@ -184,9 +190,9 @@ static __always_inline void lookup_not_installed(struct lru_cpu_state *st,
 }
 
 /*
- * The model starts over from what this CPU's LRU holds now: after an
- * emptied LRU (invalidated: a larger one is emptied too) without the ghost
- * list, else with it (lru_resync()).
+ * The model starts over from what this CPU's LRU holds now, without the
+ * ghost list: after an emptied LRU (invalidated: a larger one is emptied
+ * too, and the curve stays exact), else lru_resync().
  */
 static __always_inline void model_restart(struct lru_cpu_state *st,
 					  struct buffer_head *const *bhs,
@@ -197,7 +203,7 @@ static __always_inline void model_restart(struct lru_cpu_state *st,
 	if (emptied || !st->sh.valid)
 		lru_restart(st);
 	else
-		lru_resync();
+		lru_resync(st);
 	shadow_read(&st->sh, bhs);
 	tail_note(st, bhs);
 	st->trace_synced = 0;

@@ -221,18 +221,30 @@ static __always_inline void lru_restart(struct lru_cpu_state *st)
 }
 
 /*
- * The LRU changed in a way the model did not see, and was not emptied: a
- * larger LRU would have kept its contents, so the ghost list stays. It
- * misses what the unseen lookups evicted and may still hold what they
- * took back, which only deepens distances: above the LRU's size the
- * curve is a lower bound from here on (counted, so reports can say so).
+ * From here on the curve above the LRU's size is a lower bound: a key the
+ * ghost list lost is a miss at every size, where a larger LRU may have
+ * hit (counted, so reports can say so).
  */
-static __always_inline void lru_resync(void)
+static __always_inline void whatif_lower_bound(void)
 {
 	struct lru_cpu_counters *c = cpu_counters_get();
 
 	if (c)
 		c->resyncs++;
+}
+
+/*
+ * The LRU changed in a way the model did not see, and was not emptied. The
+ * unseen lookups evicted an unknown number of keys in front of the ghost
+ * list's, so every depth found there could be too short (a what-if hit
+ * that a larger LRU would not have had), and may have taken some back. So
+ * the ghost list is forgotten, as the sizes above the LRU's could only be
+ * too high with it: without it they are a lower bound.
+ */
+static __always_inline void lru_resync(struct lru_cpu_state *st)
+{
+	ghost_clear(&st->ghost);
+	whatif_lower_bound();
 }
 
 /* One probe at a time works on a CPU's state: a probe can be preempted
