@@ -19,6 +19,7 @@ lru_need_tools() {
 	[[ -x $LRU_BHSCOPE ]] || skip "$LRU_BHSCOPE is not built on the host (make)"
 	command -v jq >/dev/null || skip "jq is not installed on the host"
 	command -v taskset >/dev/null || skip "taskset is not installed on the host"
+	command -v chrt >/dev/null || skip "chrt is not installed on the host"
 	(($(nproc) > LRU_CPU)) || skip "needs CPU $LRU_CPU; the guest has $(nproc)"
 }
 
@@ -78,8 +79,23 @@ lru_dir() {
 	[[ $(stat -c %s "$dir") == "$want" ]] || fail "$dir shrank"
 }
 
-# lru_list DIR PASSES: lists DIR PASSES times on LRU_CPU, in one process.
+# lru_list DIR PASSES: lists DIR PASSES times on LRU_CPU, in one process,
+# under SCHED_FIFO with RT throttling off meanwhile: no other task is
+# switched in inside one of its lookups (6.12's find_get_block_common calls
+# might_sleep(), a reschedule point under voluntary preemption), which
+# would leave that lookup unsynced and the test's known answer unmet.
+# lru_list_cfs runs it as an ordinary task instead.
 lru_list() {
+	local rt=/proc/sys/kernel/sched_rt_runtime_us old rc=0
+	old=$(cat $rt)
+	echo -1 >$rt
+	chrt -f 1 taskset -c "$LRU_CPU" bash -c \
+		'for ((i = 0; i < $2; i++)); do : "$1"/*; done' _ "$1" "$2" || rc=$?
+	echo "$old" >$rt
+	return $rc
+}
+
+lru_list_cfs() {
 	taskset -c "$LRU_CPU" bash -c \
 		'for ((i = 0; i < $2; i++)); do : "$1"/*; done' _ "$1" "$2"
 }

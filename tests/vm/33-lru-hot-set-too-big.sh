@@ -5,6 +5,15 @@
 # lookup has stack distance 23, so the what-if curve is 0 up to size 23
 # and jumps to (almost) 1 at size 24: the ghost list must see that, and the
 # offline simulation must agree.
+#
+# Then again as an ordinary task beside a CPU hog on its CPU. Where a task
+# can be switched inside a lookup (6.12's find_get_block_common calls
+# might_sleep()), a few are: each such lookup is unsynced, and the model
+# re-reads the LRU and forgets its ghost list (the work it did not see
+# evicted keys it cannot place), so no size below 24 shows a hit (the
+# ghost list kept, 9 of 4800 unsynced put 63 at size 23) and the sizes
+# above 16 are marked a lower bound. Where none can be (6.1's
+# __find_get_block never sleeps; voluntary preemption), none is unsynced.
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
 . "$REPO/tests/lib/guest.sh"
@@ -44,3 +53,27 @@ lru_replay_check sim.json "$cpu"
 lru_check "the replay's installs and evictions are the live ones" \
 	".installed == $want and .evictions == $(jq .evictions <<<"$cpu")" \
 	"$(jq -c ".cpus[] | select(.cpu == $LRU_CPU)" sim.json)"
+
+hog_passes=200
+taskset -c "$LRU_CPU" bash -c 'while :; do :; done' &
+hog=$!
+LRU_PIDS="$LRU_PIDS $hog"
+lru_start hog.json -C -d $LRU_DEV --whatif 64 3600 1
+lru_list_cfs "$PWD/mnt/d" $hog_passes
+lru_stop hog.json
+kill $hog
+hog=$(jq -c -n --argjson c "$(lru_cpu hog.json)" --argjson l "$(tail -n 1 hog.json)" \
+	'$c | {lookups, hits, installed, unsynced, absent,
+	       below: .whatif.hit_ratio[0:'$((K - 1))'], at: .whatif.hit_ratio['$((K - 1))'],
+	       above: $l.whatif_above, resyncs: $l.counters.resyncs}')
+echo "beside a CPU hog: $(jq -c 'del(.below)' <<<"$hog")"
+lru_check "beside a hog: every lookup counted, none a hit, each installed or unsynced" \
+	".lookups == $((K * hog_passes)) and .hits == 0 and .absent == 0 and
+	 .installed + .unsynced == .lookups" "$hog"
+lru_check "beside a hog: no size below $K shows a hit" '.below | all(. == 0)' "$hog"
+lru_check "beside a hog: an unsynced lookup (each one here changed the LRU) marks the sizes above 16" \
+	'.unsynced == 0 or (.above == "lower bound" and .resyncs > 0)' "$hog"
+if [[ $(bh_lookup_func) == __find_get_block ]]; then
+	lru_check "beside a hog: __find_get_block never sleeps, so none is unsynced" \
+		'.unsynced == 0 and .above == "exact"' "$hog"
+fi
