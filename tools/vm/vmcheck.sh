@@ -336,17 +336,18 @@ t_all=$(now)
 rm -f "$VM_BUILD/times" "$VM_BUILD/slot-free"
 # An interrupted run leaves no guest behind.
 trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
+# A series is prepared when its first guest is next to start, so the
+# later ones' kernel fetches and builds run beside the first guests
+# instead of before them all.
 declare -A bootable=()
-for g in "${guests[@]}"; do
-	s=${g%+*}
-	[[ -n ${bootable[$s]:-} ]] && continue
-	if prepare "$s"; then bootable[$s]=1; else bootable[$s]=0; rc=1; fi
-done
-((prep_rc)) && rc=1
 mapfile -t queue < <(order_guests)
 running_jobs=0
 for g in "${queue[@]}"; do
-	[[ ${bootable[${g%+*}]} == 1 ]] || continue
+	s=${g%+*}
+	if [[ -z ${bootable[$s]:-} ]]; then
+		if prepare "$s"; then bootable[$s]=1; else bootable[$s]=0; rc=1; fi
+	fi
+	[[ ${bootable[$s]} == 1 ]] || continue
 	while ((running_jobs >= VM_JOBS)); do
 		wait -n || rc=1
 		running_jobs=$((running_jobs - 1))
@@ -362,6 +363,7 @@ while ((running_jobs > 0)); do
 	wait -n || rc=1
 	running_jobs=$((running_jobs - 1))
 done
+((prep_rc)) && rc=1
 
 # Each guest's wall time, for this run's summary and the next run's order
 # (merged into what the last full runs measured of the other guests).
