@@ -167,13 +167,16 @@ bht_fs() {
 
 # bht_keep TAG N: N files of random data (1-32 KiB) in BHT_MNT/kept/TAG,
 # their checksums added to those bht_verify checks: data written while
-# bhtune is loaded, read back after it is gone.
+# bhtune is loaded, read back after it is gone. Fewer once bht_load_stop
+# has begun: each file is an exec, which takes long on a crawling guest.
 bht_keep() {
 	local i sums
 	mkdir -p "$BHT_MNT/kept/$1"
 	for ((i = 0; i < $2; i++)); do
+		[[ -e load.stop ]] && break
 		head -c $((1024 * (RANDOM % 32 + 1))) /dev/urandom >"$BHT_MNT/kept/$1/f$i"
 	done
+	((i > 0)) || return 0
 	sums=$(cd "$BHT_MNT" && sha256sum "kept/$1"/f*)
 	echo "$sums" >>data.sha256
 }
@@ -265,6 +268,26 @@ bht_load_running() {
 	return 1
 }
 
+# bht_load_where: each process of the background workload, its state and
+# kernel stack, and what the CPUs run, into the test's output.
+bht_load_where() {
+	local pid kids=""
+	progress "load still running 30 s after the stop"
+	echo "the background workload is still running 30 s after the stop:"
+	for pid in $BHT_LOAD_PIDS; do
+		kids+=" $(pgrep -P "$pid" | tr '\n' ' ')"
+	done
+	# fs_mark's own children too
+	for pid in $BHT_LOAD_PIDS $kids $(pgrep -x fs_mark | tr '\n' ' '); do
+		[[ -d /proc/$pid ]] || continue
+		echo "  $(ps -o pid=,stat=,wchan:32=,etimes=,comm= -p "$pid")"
+		sed 's/^/    /' "/proc/$pid/stack" 2>/dev/null || true
+	done
+	echo "  running or runnable anywhere:"
+	ps -eo pid=,stat=,psr=,wchan:32=,comm= | awk '$2 ~ /^[RD]/' | sed 's/^/    /'
+	grep -E '^(MemFree|Cached|Dirty|Writeback):' /proc/meminfo | sed 's/^/    /'
+}
+
 bht_load_stop() {
 	local pid rc=0 end=$((SECONDS + 10))
 	touch load.stop
@@ -276,6 +299,12 @@ bht_load_stop() {
 	for pid in $BHT_LOAD_PIDS; do
 		pkill -TERM -P "$pid" -x fs_mark 2>/dev/null || true
 	done
+	end=$((SECONDS + 20))
+	while ((SECONDS < end)) && bht_load_running; do
+		sleep 0.2
+	done
+	# still not stopped (6.1+full's 62 once took 570 s here): say where
+	bht_load_running && bht_load_where
 	for pid in $BHT_LOAD_PIDS; do
 		wait "$pid" || rc=$?
 	done
