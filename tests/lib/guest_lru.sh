@@ -89,8 +89,7 @@ lru_list() {
 	local rt=/proc/sys/kernel/sched_rt_runtime_us old rc=0
 	old=$(cat $rt)
 	echo -1 >$rt
-	chrt -f 1 taskset -c "$LRU_CPU" bash -c \
-		'for ((i = 0; i < $2; i++)); do : "$1"/*; done' _ "$1" "$2" || rc=$?
+	(chrt -f -p 1 $BASHPID >/dev/null && lru_list_cfs "$1" "$2") || rc=$?
 	echo "$old" >$rt
 	return $rc
 }
