@@ -113,7 +113,7 @@ int cmd_jbd2(int argc, char **argv)
 		return 1;
 	ctx.hz = hz_of_running_kernel();
 	if (ctx.hz <= 0) {
-		fprintf(stderr, "bhscope: cannot tell the kernel's HZ (no /proc/config.gz, /boot/config-*, or /proc/timer_list); jiffies cannot be converted\n");
+		fputs(HZ_UNKNOWN_MSG, stderr);
 		return 1;
 	}
 	nr_cpus = libbpf_num_possible_cpus();

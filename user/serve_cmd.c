@@ -385,7 +385,7 @@ static int init_state(struct server *s)
 	st->counters.last_reload_ok = true;
 	st->hz = hz_of_running_kernel();
 	if (st->hz <= 0) {
-		fprintf(stderr, "bhscope: cannot tell the kernel's HZ (no /proc/config.gz, /boot/config-*, or /proc/timer_list); jiffies cannot be converted\n");
+		fputs(HZ_UNKNOWN_MSG, stderr);
 		return -1;
 	}
 	st->nr_cpus = libbpf_num_possible_cpus();

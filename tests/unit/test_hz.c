@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "lib/hz.h"
@@ -75,12 +77,70 @@ static void jiffies_convert_at_each_hz(void **state)
 	assert_float_equal(jiffies_to_ms(0, 250), 0.0, 1e-9);
 }
 
+/* 50 jiffies in 200 ms is 250 Hz; a sample read late widens the bounds */
+static void tick_rate_from_time_bounds(void **state)
+{
+	(void)state;
+	assert_int_equal(hz_from_bounds(50, 0.199, 0.201), 250);
+	assert_int_equal(hz_from_bounds(200, 0.199, 0.201), 1000);
+	assert_int_equal(hz_from_bounds(60, 0.199, 0.201), 300);
+	assert_int_equal(hz_from_bounds(20, 0.199, 0.201), 100);
+	/* a reader preempted for 30 ms: still only 250 fits */
+	assert_int_equal(hz_from_bounds(52, 0.190, 0.220), 250);
+}
+
+static void tick_rate_undecided_until_the_window_separates(void **state)
+{
+	(void)state;
+	/* 55 jiffies in 0.17..0.23 s: 250 and 300 both fit */
+	assert_int_equal(hz_from_bounds(55, 0.17, 0.23), 0);
+	/* the doubled window: 230 jiffies in 0.77..0.83 s */
+	assert_int_equal(hz_from_bounds(230, 0.77, 0.83), 300);
+	assert_int_equal(hz_from_bounds(10, 0.0, 0.2), 0);
+}
+
+static void tick_rate_no_linux_value_is_an_error(void **state)
+{
+	(void)state;
+	/* 512 Hz: between 300 and 1000, far from both */
+	assert_int_equal(hz_from_bounds(512, 0.999, 1.001), -1);
+	assert_int_equal(hz_from_bounds(0, 0.5, 0.6), -1);
+}
+
 static void running_kernel_hz_is_a_linux_value(void **state)
 {
 	int hz = hz_of_running_kernel();
 
 	(void)state;
 	assert_true(hz == 100 || hz == 250 || hz == 300 || hz == 1000);
+}
+
+/* the measurement agrees with this machine's config, where it has one */
+static void measured_hz_matches_the_config(void **state)
+{
+	char path[512];
+	struct utsname u;
+	FILE *config;
+	int hz = -1;
+
+	(void)state;
+	if (access("/proc/timer_list", R_OK))
+		skip();
+	config = popen("zcat /proc/config.gz 2>/dev/null", "r");
+	if (config) {
+		hz = hz_from_config(config);
+		pclose(config);
+	}
+	assert_int_equal(uname(&u), 0);
+	snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+	config = hz > 0 ? NULL : fopen(path, "r");
+	if (config) {
+		hz = hz_from_config(config);
+		fclose(config);
+	}
+	if (hz <= 0)
+		skip();
+	assert_int_equal(hz_measured(), hz);
 }
 
 int main(void)
@@ -90,7 +150,11 @@ int main(void)
 		cmocka_unit_test(config_without_hz_is_an_error),
 		cmocka_unit_test(config_read_interrupted_is_resumed),
 		cmocka_unit_test(jiffies_convert_at_each_hz),
+		cmocka_unit_test(tick_rate_from_time_bounds),
+		cmocka_unit_test(tick_rate_undecided_until_the_window_separates),
+		cmocka_unit_test(tick_rate_no_linux_value_is_an_error),
 		cmocka_unit_test(running_kernel_hz_is_a_linux_value),
+		cmocka_unit_test(measured_hz_matches_the_config),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -49,59 +49,98 @@ static int hz_from_file(const char *path)
 	return hz;
 }
 
-/* One sample of (jiffies, ns) from /proc/timer_list, which prints both. */
-static int timer_list_sample(unsigned long long *jiffies,
-			     unsigned long long *ns)
-{
-	FILE *f = fopen("/proc/timer_list", "r");
-	char line[256];
-	int got = 0;
+static const int linux_hz[] = { 100, 250, 300, 1000 };
 
+int hz_from_bounds(uint64_t jiffies, double min_s, double max_s)
+{
+	/* a tick's own jitter, and a jiffies update lagging a tick on NO_HZ */
+	const double slack = 2;
+	double lo, hi;
+	int found = -1;
+
+	if (min_s <= 0 || max_s < min_s)
+		return 0;
+	lo = ((double)jiffies - slack) / max_s;
+	hi = ((double)jiffies + slack) / min_s;
+	for (size_t i = 0; i < sizeof(linux_hz) / sizeof(linux_hz[0]); i++) {
+		if (linux_hz[i] < lo || linux_hz[i] > hi)
+			continue;
+		if (found > 0)
+			return 0;
+		found = linux_hz[i];
+	}
+	return found;
+}
+
+static double monotonic_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/*
+ * jiffies from /proc/timer_list, read somewhere between *before and
+ * *after: the file is long, and a loaded or preempted reader may take
+ * many milliseconds to reach the line.
+ */
+static int jiffies_sample(uint64_t *jiffies, double *before, double *after)
+{
+	unsigned long long j = 0;
+	char line[256];
+	int found = -1;
+	FILE *f;
+
+	*before = monotonic_s();
+	f = fopen("/proc/timer_list", "r");
 	if (!f)
 		return -1;
-	while (got != 3 && fgets(line, sizeof(line), f)) {
-		if (!(got & 1) && sscanf(line, "now at %llu nsecs", ns) == 1)
-			got |= 1;
-		else if (!(got & 2) && sscanf(line, "jiffies: %llu", jiffies) == 1)
-			got |= 2;
-	}
-	fclose(f);
-	return got == 3 ? 0 : -1;
-}
-
-/* Rounds a measured rate to the HZ values Linux offers. */
-static int hz_nearest(double measured)
-{
-	static const int known[] = { 100, 250, 300, 1000 };
-	int best = -1;
-	double dist = 1e9;
-
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-		double d = measured > known[i] ? measured - known[i] :
-						 known[i] - measured;
-		if (d < dist) {
-			dist = d;
-			best = known[i];
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "jiffies: %llu", &j) == 1) {
+			found = 0;
+			break;
 		}
 	}
-	return dist < best * 0.1 ? best : -1;
+	*after = monotonic_s();
+	fclose(f);
+	*jiffies = j;
+	return found;
 }
 
-static int hz_measured(void)
+static void sleep_s(double s)
 {
-	unsigned long long j0, n0, j1, n1;
-	struct timespec pause = { 0, 200 * 1000 * 1000 };
+	struct timespec pause = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
 
-	if (timer_list_sample(&j0, &n0))
-		return -1;
+	if (s <= 0)
+		return;
 	while (nanosleep(&pause, &pause) && errno == EINTR)
 		;	/* a stop signal: sleep the rest, the rate needs it */
-	if (timer_list_sample(&j1, &n1) || n1 <= n0)
-		return -1;
-	return hz_nearest((double)(j1 - j0) * 1e9 / (double)(n1 - n0));
 }
 
-int hz_of_running_kernel(void)
+/*
+ * The tick rate from two jiffies samples, with the window doubled until the
+ * time between them admits only one of the HZ values Linux offers.
+ */
+int hz_measured(void)
+{
+	uint64_t j0, j1;
+	double t0a, t0b, t1a, t1b, window = 0.2;
+	int hz = 0;
+
+	if (jiffies_sample(&j0, &t0a, &t0b))
+		return -1;
+	while (hz == 0 && window <= 3.2) {
+		sleep_s(window - (monotonic_s() - t0b));
+		if (jiffies_sample(&j1, &t1a, &t1b) || j1 < j0)
+			return -1;
+		hz = hz_from_bounds(j1 - j0, t1a - t0b, t1b - t0a);
+		window *= 2;
+	}
+	return hz > 0 ? hz : -1;
+}
+
+static int hz_of_config_or_tick(void)
 {
 	char path[512];
 	struct utsname u;
@@ -117,4 +156,14 @@ int hz_of_running_kernel(void)
 			return hz;
 	}
 	return hz_measured();
+}
+
+int hz_of_running_kernel(void)
+{
+	/* a measurement takes 0.2 s or more: once per process */
+	static int hz;
+
+	if (hz <= 0)
+		hz = hz_of_config_or_tick();
+	return hz;
 }
