@@ -649,8 +649,12 @@ int BPF_PROG(watch_preempt)
 	return 0;
 }
 
-/* PREEMPT_DYNAMIC's model: none 0, voluntary 1, full 2 (6.13: lazy 3). */
-extern const void preempt_dynamic_mode __ksym __weak;
+/*
+ * Where PREEMPT_DYNAMIC's model is (none 0, voluntary 1, full 2; 6.13:
+ * lazy 3), from user space's own kallsyms read: a typeless __ksym would
+ * make libbpf read all of kallsyms again at every load.
+ */
+const volatile __u64 preempt_mode_addr;
 
 /* read_preempt_mode()'s answer: the model, or -1 if it is not a symbol. */
 int preempt_mode_now = -1;
@@ -661,8 +665,9 @@ int read_preempt_mode(void *ctx)
 {
 	int mode;
 
-	if (!&preempt_dynamic_mode ||
-	    bpf_probe_read_kernel(&mode, sizeof(mode), &preempt_dynamic_mode))
+	if (!preempt_mode_addr ||
+	    bpf_probe_read_kernel(&mode, sizeof(mode),
+				  (const void *)preempt_mode_addr))
 		mode = -1;
 	preempt_mode_now = mode;
 	return 0;

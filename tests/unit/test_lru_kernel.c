@@ -23,7 +23,9 @@ static void kallsyms_names_must_match_exactly(void **state)
 			 "ffffffff8173fec0 T __find_get_block_nonatomic\n"
 			 "ffffffff8173c8b0 T invalidate_bh_lrus\n"
 			 "ffffffffc0001000 t bh_lru_install\t[bhtune]\n"
-			 "0000000000012340 d bh_lrus\n");
+			 "0000000000012340 d bh_lrus\n"
+			 "ffffffff8299a0c8 d preempt_dynamic_mode\n"
+			 "ffffffffc0002000 t sched_dynamic_update\t[x]\n");
 	struct lru_symbols s;
 
 	(void)state;
@@ -35,6 +37,8 @@ static void kallsyms_names_must_match_exactly(void **state)
 	assert_false(s.invalidate_cpu);
 	assert_false(s.install);
 	assert_true(s.bh_lrus);
+	assert_true(s.preempt_dynamic_mode == 0xffffffff8299a0c8ull);
+	assert_false(s.sched_dynamic_update);
 
 	f = stream("ffffffff8173fa30 t find_get_block_common\n"
 		   "ffffffff817405d0 T invalidate_bh_lrus_cpu\n");
@@ -44,6 +48,16 @@ static void kallsyms_names_must_match_exactly(void **state)
 	assert_true(s.invalidate_cpu);
 	assert_false(s.find_get_block);
 	assert_false(s.bh_lrus);
+	assert_true(s.preempt_dynamic_mode == 0);
+
+	/* lines without a type or a name are skipped */
+	f = stream("ffffffff81000000\n"
+		   "garbage\n"
+		   "ffffffff81000000 T\n"
+		   "ffffffff8173fea0 T __find_get_block\n");
+	lru_symbols_parse(f, &s);
+	fclose(f);
+	assert_true(s.find_get_block);
 }
 
 static const char format[] =

@@ -500,6 +500,7 @@ retry:
 	lookup_progs_autoload(&p, t);
 	bpf_program__set_autoload(skel->progs.prime_shadow, true);
 	bpf_program__set_autoload(skel->progs.read_preempt_mode, solo_ok);
+	skel->rodata->preempt_mode_addr = sym->preempt_dynamic_mode;
 	bpf_program__set_autoload(skel->progs.watch_preempt, watch);
 	if (optional) {
 		bpf_program__set_autoload(fentry ? skel->progs.fentry_invalidate_all :

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Functions the tracer hooks, as /proc/kallsyms lists them. */
@@ -21,6 +22,8 @@ struct lru_symbols {
 	bool bh_lrus;			/* the per-CPU LRU itself: a data
 					 * symbol, listed with KALLSYMS_ALL */
 	bool sched_dynamic_update;	/* PREEMPT_DYNAMIC's model switch */
+	uint64_t preempt_dynamic_mode;	/* its model's address; 0: none, or
+					 * hidden (kptr_restrict) */
 };
 
 /* Reads /proc/kallsyms once. Returns 0 or a negative errno. */
