@@ -1,8 +1,9 @@
 #!/bin/bash
 # bhscope lru --probes names the hook of every figure on this kernel: the
 # lookup function kallsyms has (find_get_block_common where it exists, else
-# __find_get_block), fentry first, kprobes when forced, and says why the
-# install counter is missing (bh_lru_install is inlined).
+# __find_get_block), fentry first (kprobes under full preemption, saying
+# why), kprobes when forced, and says why the install counter is missing
+# (bh_lru_install is inlined).
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
 . "$REPO/tests/lib/guest.sh"
@@ -17,7 +18,15 @@ else
 fi
 "$LRU_BHSCOPE" lru --probes
 p=$("$LRU_BHSCOPE" lru --probes -j)
-if [[ $func == __find_get_block ]]; then
+hook=fentry
+if grep -q '(full)' /sys/kernel/debug/sched/preempt 2>/dev/null; then
+	# fentry programs run preemptible there and would lose lookups
+	hook=kprobe
+	lru_check "full preemption: kprobes, and why not fentry" \
+		'.mode == "kprobe" and (.modes.fentry | test("full preemption"))' "$p"
+	lru_check "kprobes are used on $func" \
+		".figures.lookups.source == \"kprobe+kretprobe $func\"" "$p"
+elif [[ $func == __find_get_block ]]; then
 	# it never sleeps: under voluntary preemption (Debian's default) its
 	# exit proves it alone (tests/vm/40-lru-preempt-switch.sh)
 	lru_check "fentry is used on $func, its exit alone" \
@@ -34,7 +43,7 @@ lru_check "hit slots, misses, evictions and the curve are available" \
 	 and (.figures.whatif.reason | test("--whatif"))' "$p"
 if in_kallsyms invalidate_bh_lrus; then
 	lru_check "invalidations are hooked" \
-		'.figures.invalidations.source | test("fentry invalidate_bh_lrus")' "$p"
+		".figures.invalidations.source | test(\"$hook invalidate_bh_lrus\")" "$p"
 fi
 if ! in_kallsyms bh_lru_install; then
 	lru_check "the missing install counter says why" \
