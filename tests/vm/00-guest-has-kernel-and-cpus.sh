@@ -1,6 +1,7 @@
 #!/bin/bash
 # The guest runs the kernel vmcheck fetched, with the CPUs it was asked
-# for and the stall detectors the bench sets.
+# for, the stall detectors the bench sets, and one address-space layout
+# for every process (norandmaps: translations shared between processes).
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
 . "$REPO/tests/lib/guest.sh"
@@ -13,3 +14,5 @@ echo "uname -r: $(uname -r), CPUs online: $(nproc), asked for: $VM_CPUS"
 	fail "watchdog_thresh is $(cat /proc/sys/kernel/watchdog_thresh), not the 60 the bench boots with"
 [[ $(cat /sys/module/rcupdate/parameters/rcu_cpu_stall_timeout) == 300 ]] ||
 	fail "rcu_cpu_stall_timeout is $(cat /sys/module/rcupdate/parameters/rcu_cpu_stall_timeout), not 300"
+[[ $(cat /proc/sys/kernel/randomize_va_space) == 0 ]] ||
+	fail "randomize_va_space is $(cat /proc/sys/kernel/randomize_va_space), not the 0 of norandmaps"

@@ -262,6 +262,11 @@ vm_env() {
 # with all quiescent states seen; fs_mark "stuck" 40 s during compaction).
 # A real hang still shows: as these reports, as a hung task (120 s), or as a
 # test outliving its timeout (guest-init.sh's stuck_watch).
+# norandmaps: QEMU 7.2's TCG finds a translated block by its virtual address
+# too, so with ASLR every new process translated all the code it ran again:
+# 8-9 MB/s of generated code in test 38, the 1 GiB buffer flushed every two
+# minutes; with one layout for every process, 0.3 MB/s, and 38 took 181 s
+# instead of 245. Nothing under test depends on user-space addresses.
 vm_qemu_cmd() {
 	local cpus=$1 append=$2 s
 	shift 2
@@ -269,7 +274,7 @@ vm_qemu_cmd() {
 	QEMU=(qemu-system-x86_64 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max,la57=off
 		-smp "$cpus" -m "$VM_MEM" -nodefaults -display none -nic none
 		-bios qboot.rom -no-reboot -kernel "$VMLINUZ" -initrd "${RUN_OUT:-$VM_OUT}/initramfs.cpio"
-		-append "console=ttyS0 panic=-1 mitigations=off no_timer_check log_buf_len=4M rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60 quiet $append ${GUEST_APPEND:-} ${VM_APPEND:-}")
+		-append "console=ttyS0 panic=-1 mitigations=off no_timer_check log_buf_len=4M rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60 norandmaps quiet $append ${GUEST_APPEND:-} ${VM_APPEND:-}")
 	if [[ ${VM_SHARE:-9p} == virtiofs ]]; then
 		# vhost-user needs the guest's memory shared with virtiofsd
 		# shellcheck disable=SC2054 # the commas belong to QEMU's options
