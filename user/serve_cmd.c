@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "lib/clock.h"
 #include "lib/env.h"
 #include "lib/hz.h"
 #include "lib/term_safe.h"
@@ -344,7 +345,7 @@ static void reload(struct server *s)
 
 static double deadline_after(double interval)
 {
-	return serve_now() + interval;
+	return clock_s(CLOCK_MONOTONIC) + interval;
 }
 
 /* Waits for signals until SIGINT/SIGTERM; ticks every interval. */
@@ -353,7 +354,7 @@ static void main_loop(struct server *s, const sigset_t *set)
 	double next = deadline_after(s->st.cfg.interval_s);
 
 	for (;;) {
-		double left = next - serve_now();
+		double left = next - clock_s(CLOCK_MONOTONIC);
 		struct timespec ts;
 		int sig;
 

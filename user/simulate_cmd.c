@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "lib/cli.h"
+#include "lib/clock.h"
 #include "lib/json_out.h"
 #include "lru/lru_trace.h"
 #include "lru/lrusim.h"
@@ -130,14 +131,6 @@ static const struct argp simulate_argp = {
 	.children = simulate_children,
 };
 
-static double now_s(clockid_t clock)
-{
-	struct timespec t;
-
-	clock_gettime(clock, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
 static int replay(struct lru_trace_reader *r, struct lrusim *sim)
 {
 	struct lru_event e;
@@ -195,13 +188,13 @@ int cmd_simulate(int argc, char **argv)
 		lru_trace_close(&r);
 		return 1;
 	}
-	t0 = now_s(CLOCK_MONOTONIC);
-	c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+	t0 = clock_s(CLOCK_MONOTONIC);
+	c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	err = replay(&r, &sim);
 	if (!err && o.time) {
 		struct lrusim_figures f;
-		double s = now_s(CLOCK_MONOTONIC) - t0;
-		double cpu = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+		double s = clock_s(CLOCK_MONOTONIC) - t0;
+		double cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
 
 		lrusim_total(&sim, &f);
 		fprintf(stderr, "bhscope: replayed %llu records (%llu lookups, sizes 1-%d) in %.3f s, %.3f s of CPU: %.0f lookups/s, %.0f a CPU second\n",

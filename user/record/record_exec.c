@@ -12,18 +12,11 @@
 #include <unistd.h>
 
 #include "record/record_exec.h"
+#include "lib/clock.h"
 #include "lib/stop_signals.h"
 
 /* Output kept for parsing; the rest is still echoed, then dropped. */
 #define EXEC_MAX_OUT	(4UL << 20)
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /*
  * Child: runs argv, or writes errno into the close-on-exec pipe and exits.
@@ -170,7 +163,7 @@ int exec_run(char *const argv[], bool echo, struct exec_result *r)
 		return -1;
 	}
 	fflush(stdout);
-	t0 = now_s();
+	t0 = clock_s(CLOCK_MONOTONIC);
 	stop_signals_block(&mask, NULL);
 	pid = fork();
 	if (pid == 0) {
@@ -191,7 +184,7 @@ int exec_run(char *const argv[], bool echo, struct exec_result *r)
 	drain(out[0], pid, &passed, echo, r);
 	close(out[0]);
 	reap(pid, &passed, r);
-	r->wall_s = now_s() - t0;
+	r->wall_s = clock_s(CLOCK_MONOTONIC) - t0;
 	do
 		n = read(errp[0], &child_errno, sizeof(child_errno));
 	while (n < 0 && errno == EINTR);

@@ -133,7 +133,4 @@ void serve_tunables_collect(const struct serve_view *v, struct prom_buf *out);
 void serve_health_collect(const struct serve_state *st, struct prom_buf *out,
 			  double render_start);
 
-/* Seconds on CLOCK_MONOTONIC. */
-double serve_now(void);
-
 #endif /* BHSCOPE_SERVE_H */

@@ -2,16 +2,9 @@
 /* One whole exposition: every running source, the tunables, the health. */
 #include <time.h>
 
+#include "lib/clock.h"
 #include "serve/serve.h"
 #include "serve/serve_devices.h"
-
-double serve_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 void serve_render(struct serve_state *st, struct prom_buf *out)
 {
@@ -19,7 +12,7 @@ void serve_render(struct serve_state *st, struct prom_buf *out)
 	double start;
 
 	pthread_mutex_lock(&st->lock);
-	start = serve_now();
+	start = clock_s(CLOCK_MONOTONIC);
 	prom_buf_reset(out);
 	/* Scanned on every scrape: a new mount shows at once, a gone one not. */
 	serve_devices_scan(&st->devs, &st->cfg);
