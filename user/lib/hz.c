@@ -5,6 +5,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "lib/clock.h"
 #include "lib/hz.h"
 
 int hz_from_config(FILE *config)
@@ -72,14 +73,6 @@ int hz_from_bounds(uint64_t jiffies, double min_s, double max_s)
 	return found;
 }
 
-static double monotonic_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
 /*
  * jiffies from /proc/timer_list, read somewhere between *before and
  * *after: the file is long, and a loaded or preempted reader may take
@@ -92,7 +85,7 @@ static int jiffies_sample(uint64_t *jiffies, double *before, double *after)
 	int found = -1;
 	FILE *f;
 
-	*before = monotonic_s();
+	*before = clock_s(CLOCK_MONOTONIC);
 	f = fopen("/proc/timer_list", "r");
 	if (!f)
 		return -1;
@@ -102,7 +95,7 @@ static int jiffies_sample(uint64_t *jiffies, double *before, double *after)
 			break;
 		}
 	}
-	*after = monotonic_s();
+	*after = clock_s(CLOCK_MONOTONIC);
 	fclose(f);
 	*jiffies = j;
 	return found;
@@ -131,7 +124,7 @@ int hz_measured(void)
 	if (jiffies_sample(&j0, &t0a, &t0b))
 		return -1;
 	while (hz == 0 && window <= 3.2) {
-		sleep_s(window - (monotonic_s() - t0b));
+		sleep_s(window - (clock_s(CLOCK_MONOTONIC) - t0b));
 		if (jiffies_sample(&j1, &t1a, &t1b) || j1 < j0)
 			return -1;
 		hz = hz_from_bounds(j1 - j0, t1a - t0b, t1b - t0a);
@@ -140,22 +133,17 @@ int hz_measured(void)
 	return hz > 0 ? hz : -1;
 }
 
-static int hz_of_config_or_tick(void)
+int hz_from_kernel_config(void)
 {
 	char path[512];
 	struct utsname u;
 	int hz;
 
 	hz = hz_from_command("zcat /proc/config.gz 2>/dev/null");
-	if (hz > 0)
+	if (hz > 0 || uname(&u))
 		return hz;
-	if (!uname(&u)) {
-		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
-		hz = hz_from_file(path);
-		if (hz > 0)
-			return hz;
-	}
-	return hz_measured();
+	snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+	return hz_from_file(path);
 }
 
 int hz_of_running_kernel(void)
@@ -164,6 +152,8 @@ int hz_of_running_kernel(void)
 	static int hz;
 
 	if (hz <= 0)
-		hz = hz_of_config_or_tick();
+		hz = hz_from_kernel_config();
+	if (hz <= 0)
+		hz = hz_measured();
 	return hz;
 }

@@ -20,6 +20,12 @@ int hz_from_config(FILE *config);
 int hz_from_bounds(uint64_t jiffies, double min_s, double max_s);
 
 /*
+ * CONFIG_HZ of the running kernel from /proc/config.gz, else from
+ * /boot/config-$(uname -r). Returns HZ, or -1 when neither says.
+ */
+int hz_from_kernel_config(void);
+
+/*
  * HZ measured from /proc/timer_list's jiffies against the monotonic clock,
  * over a window that grows (up to 3.2 s) until only one value fits.
  * Returns HZ or -1.
