@@ -102,9 +102,9 @@ rm -f "$vm_build/slot-free"
 vm_pid=$!
 echo "vm: the VM bench runs in the background ($vm_log, tail -f to watch); its results follow the live tests" >&2
 t0=$(now); run_live beside 2>&1 | record; took "$t0" "(live tests beside the VM bench)"
-# The bench says when it has no guest left to start and a core is free
-# ($vm_build/slot-free): its last guest then runs beside the guests of the
-# live tests (in a tree of their own, build/vm-live), not alone.
+# The bench says when it has no guest left to start ($vm_build/slot-free):
+# its last guests then run beside the guests of the live tests (in a tree
+# of their own, build/vm-live), and no core idles at the end.
 while kill -0 "$vm_pid" 2> /dev/null && [[ ! -e $vm_build/slot-free ]]; do
 	sleep 1
 done
