@@ -13,6 +13,7 @@
 #include "analyse/chart_svg.h"
 #include "analyse/compare_model.h"
 #include "analyse/compare_print.h"
+#include "lib/clock.h"
 #include "lib/json_out.h"
 
 /* A record of sync runs with the given files/s (ok unless negative). */
@@ -254,14 +255,6 @@ static struct json_object *lru_record(int n, int seed)
 	return root;
 }
 
-static double seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * The most the schema allows: 26 records of 8192 CPUs, 16,384 per-CPU rows
  * each. Finding rows by a linear search took minutes; linear work takes a
@@ -280,9 +273,9 @@ static void comparison_is_linear_in_the_number_of_metrics(void **state)
 	for (int r = 0; r < RECS; r++)
 		recs[r] = (struct cmp_record){ .path = "x.json",
 					       .root = lru_record(CPUS, r) };
-	t0 = seconds();
+	t0 = clock_s(CLOCK_MONOTONIC);
 	assert_int_equal(compare_build(&t, err, sizeof(err)), 0);
-	assert_true(seconds() - t0 < 5);
+	assert_true(clock_s(CLOCK_MONOTONIC) - t0 < 5);
 	assert_true(t.nr_rows >= 2 * CPUS);
 	snprintf(key, sizeof(key), "lru.cpu%d.hit_ratio", CPUS - 1);
 	row = compare_row(&t, key);

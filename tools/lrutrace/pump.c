@@ -20,20 +20,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lru/lru_recorder.h"
 #include "lrutrace-pump.skel.h"
 
 struct pump_args {
 	__u32 n;
 };
-
-static double now(clockid_t c)
-{
-	struct timespec t;
-
-	clock_gettime(c, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 int main(int argc, char **argv)
 {
@@ -77,9 +70,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fd = bpf_program__fd(skel->progs.pump);
-	t0 = now(CLOCK_MONOTONIC);
+	t0 = clock_s(CLOCK_MONOTONIC);
 	/* every millisecond, the records due by now */
-	while ((t = now(CLOCK_MONOTONIC) - t0) < secs) {
+	while ((t = clock_s(CLOCK_MONOTONIC) - t0) < secs) {
 		double due = rate * t - skel->bss->produced - skel->bss->lost;
 		LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = &args,
 			    .ctx_size_in = sizeof(args));
@@ -95,9 +88,9 @@ int main(int argc, char **argv)
 		}
 		usleep(1000);
 	}
-	t = now(CLOCK_MONOTONIC) - t0;
+	t = clock_s(CLOCK_MONOTONIC) - t0;
 	if (!pthread_getcpuclockid(rec.thread, &wclock))
-		writer_cpu = now(wclock);
+		writer_cpu = clock_s(wclock);
 	produced = skel->bss->produced;
 	lost = skel->bss->lost;
 	err = lru_recorder_stop(&rec, lost);
