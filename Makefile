@@ -85,7 +85,8 @@ DEPFLAGS	= -MMD -MP -MF $(@:.o=.d)
 .PHONY: all check demo deps clean install unit vmlinux bench man deb static \
 	fuzz fuzz-build
 
-all: $(OUTPUT)/bhscope $(OUTPUT)/bhbench $(OUTPUT)/lrutrace $(OUTPUT)/lrutrace-pump
+all: $(OUTPUT)/bhscope $(OUTPUT)/bhbench $(OUTPUT)/lrutrace $(OUTPUT)/lrutrace-pump \
+	$(OUTPUT)/bench-floor
 
 # The LRU probe runs on every buffer-head lookup: 32-bit ALU ops and jumps
 # (BPF ISA v3, kernels 5.1+) spare it the shifts that zero-extend each u32.
@@ -136,6 +137,15 @@ $(OUTPUT)/bhbench: $(BENCH_OBJS)
 $(OUTPUT)/lrutrace: tools/lrutrace/lrutrace.c $(CORE_LIB)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(CORE_LIB) -ljson-c -lzstd -lm -o $@
+
+# Empty programs at a hook, for make bench's floors (tools/bench/floor.c).
+$(OUTPUT)/bench-floor.bpf.o: tools/bench/floor.bpf.c $(VMLINUX_H)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $@.d -c $< -o $@
+
+$(OUTPUT)/bench-floor: tools/bench/floor.c $(OUTPUT)/bench-floor.skel.h $(CORE_LIB)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(CORE_LIB) $(LDLIBS_BPF) -o $@
 
 # The --trace writer at a set lookup rate (tools/lrutrace/pump.c).
 $(OUTPUT)/lrutrace-pump.bpf.o: tools/lrutrace/pump.bpf.c $(VMLINUX_H)

@@ -6,8 +6,9 @@ ramdisk and calls it), since the lookup probes need fentry. Two bhbench meta
 workloads, each an interleaved series of its own: create-heavy (the create
 phase) and stat-heavy (the stat phase, cold: --drop-caches, so every stat
 reads its inode through the buffer cache). Modes: untraced, `bhscope lru`
-and `bhscope lru --whatif 64` at a 1 s interval, tools/bench/lru.bt, and
-an fexit program that does nothing on the same lookup (the floor).
+and `bhscope lru --whatif 64` at a 1 s interval, tools/bench/lru.bt, an
+fexit program that does nothing on the same lookup (the floor), and one
+on block:block_touch_buffer (what a probe on hits alone starts from).
 
 ns/event is per lookup: all of a tracer's BPF run time over the run count
 of its lookup probe (bhscope runs one program per lookup, at its exit;
@@ -116,6 +117,7 @@ def main():
 
     bhscope = os.path.join(ROOT, "build/bhscope")
     bhbench = os.path.join(ROOT, "build/bhbench")
+    floor = os.path.join(ROOT, "build/bench-floor")
     func = lookup_func()
     with open(os.path.join(ROOT, "tools/bench/lru.bt")) as f:
         script = f.read().replace("kfunc:__find_get_block", f"kfunc:{func}")
@@ -139,6 +141,10 @@ def main():
         # lookup pays it before bhscope's program does any work.
         ("empty fexit", abbench.Tracer("bpftrace", ["bpftrace", "-e", f"kretfunc:{func} {{ }}"],
                                        1, event_prog=func[:15], start_timeout=180)),
+        # What a probe on hits alone would start from: an empty BTF
+        # tracepoint program on block:block_touch_buffer (ns/event per hit).
+        ("empty tracepoint, hits", abbench.Tracer("bench-floor", [floor], 1,
+                                                  event_prog="floor_hits")),
     ]
     res = {"schema": "bhscope.bench/1", "part": "lru", "kernel": os.uname().release,
            "cpus": os.cpu_count(), "lookup_func": func, "params": vars(args),

@@ -10,7 +10,7 @@ set -euo pipefail
 for tool in bpftrace bpftool python3; do
 	command -v "$tool" >/dev/null || skip "$tool is not installed on the host (make deps)"
 done
-for bin in bhscope bhbench; do
+for bin in bhscope bhbench bench-floor; do
 	[[ -x $REPO/build/$bin ]] || skip "$REPO/build/$bin is not built on the host (make)"
 done
 BENCH_SMOKE=0 BENCH_REPS=''
