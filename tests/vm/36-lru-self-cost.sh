@@ -45,3 +45,6 @@ lru_stop ref.json
 ref=$(tail -n 1 ref.json | jq -c '.self_cost.programs[0]')
 echo "reference: $(jq -r '"\(.hook): \(.run_cnt) runs, \(.ns_per_run | floor) ns/run"' <<<"$ref")"
 lru_check "the reference program ran once per hit" '.run_cnt >= 30 * 8' "$ref"
+# 6.1 and 6.12 take BTF tracepoints: no perf buffer, a third of the cost
+lru_check "the hits-only mode attached the BTF tracepoint" \
+	'.hook == "tp_btf block:block_touch_buffer"' "$ref"

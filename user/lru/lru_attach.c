@@ -55,7 +55,8 @@ static void lookup_target_pick(const struct lru_symbols *sym,
 	}
 }
 
-enum hook_kind { HOOK_FENTRY, HOOK_FEXIT, HOOK_KPROBE, HOOK_KRETPROBE, HOOK_TP };
+enum hook_kind { HOOK_FENTRY, HOOK_FEXIT, HOOK_KPROBE, HOOK_KRETPROBE, HOOK_TP,
+		 HOOK_TP_BTF };
 
 static const char *const hook_kind_names[] = {
 	[HOOK_FENTRY] = "fentry",
@@ -63,6 +64,7 @@ static const char *const hook_kind_names[] = {
 	[HOOK_KPROBE] = "kprobe",
 	[HOOK_KRETPROBE] = "kretprobe",
 	[HOOK_TP] = "tracepoint",
+	[HOOK_TP_BTF] = "tp_btf",
 };
 
 static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size,
@@ -116,6 +118,7 @@ static int attach_or_later(struct lru_session *s, struct bpf_program *prog,
 	switch (kind) {
 	case HOOK_FENTRY:
 	case HOOK_FEXIT:
+	case HOOK_TP_BTF:
 		link = bpf_program__attach_trace(prog);
 		break;
 	case HOOK_KPROBE:
@@ -567,35 +570,54 @@ retry:
 	return 0;
 }
 
+/*
+ * Loads and attaches the degraded mode's program: the BTF tracepoint if
+ * btf, else the classic one.
+ */
+static int attach_touch_buffer(struct lru_session *s,
+			       const struct lru_load_opts *o, bool btf,
+			       char *why, size_t len)
+{
+	struct lru_bpf *skel = open_skel(o, s->hooks.lru_size, false);
+	struct bpf_program *prog;
+	int err;
+
+	if (!skel) {
+		snprintf(why, len, "cannot open the LRU BPF object: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	prog = btf ? skel->progs.tp_btf_touch_buffer : skel->progs.tp_touch_buffer;
+	bpf_program__set_autoload(prog, true);
+	err = load_skel(s, skel, "tracepoint", "block:block_touch_buffer", why,
+			len);
+	if (err)
+		return err;
+	err = attach(s, prog, btf ? HOOK_TP_BTF : HOOK_TP,
+		     "block:block_touch_buffer", ROLE_OTHER);
+	if (err) {
+		probe_reason(why, len, "tracepoint", "block:block_touch_buffer",
+			     err);
+		drop_skel(s);
+	}
+	return err;
+}
+
 static int try_tracepoint(struct lru_session *s, const struct lru_load_opts *o,
 			  char *why, size_t len)
 {
-	struct lru_bpf *skel;
 	int err;
 
 	if (!env_tracepoint_exists("block", "block_touch_buffer")) {
 		snprintf(why, len, "this kernel has no block:block_touch_buffer tracepoint");
 		return -ENOENT;
 	}
-	skel = open_skel(o, s->hooks.lru_size, false);
-	if (!skel) {
-		snprintf(why, len, "cannot open the LRU BPF object: %s",
-			 strerror(errno));
-		return -errno;
-	}
-	bpf_program__set_autoload(skel->progs.tp_touch_buffer, true);
-	err = load_skel(s, skel, "tracepoint", "block:block_touch_buffer", why,
-			len);
+	/* a kernel without BTF tracepoints, or that refuses them: classic */
+	err = attach_touch_buffer(s, o, true, why, len);
+	if (err)
+		err = attach_touch_buffer(s, o, false, why, len);
 	if (err)
 		return err;
-	err = attach(s, skel->progs.tp_touch_buffer, HOOK_TP,
-		     "block:block_touch_buffer", ROLE_OTHER);
-	if (err) {
-		probe_reason(why, len, "tracepoint", "block:block_touch_buffer",
-			     err);
-		drop_skel(s);
-		return err;
-	}
 	snprintf(s->hooks.hook, sizeof(s->hooks.hook), "tracepoint:block:block_touch_buffer");
 	lru_figures_tracepoint(&s->hooks, o);
 	return 0;
