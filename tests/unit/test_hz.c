@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* HZ from a kernel config, and jiffies to milliseconds. */
+/* HZ from a kernel config and from a tick's length, and jiffies to milliseconds. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
-#include <unistd.h>
 #include <cmocka.h>
 
 #include "lib/hz.h"
@@ -76,34 +75,27 @@ static void jiffies_convert_at_each_hz(void **state)
 	assert_float_equal(jiffies_to_ms(0, 250), 0.0, 1e-9);
 }
 
-/* 50 jiffies in 200 ms is 250 Hz; a sample read late widens the bounds */
-static void tick_rate_from_time_bounds(void **state)
+/* the kernel's TICK_NSEC for each HZ x86 offers, and HZ 24 and 1200 */
+static void tick_length_gives_hz(void **state)
 {
 	(void)state;
-	assert_int_equal(hz_from_bounds(50, 0.199, 0.201), 250);
-	assert_int_equal(hz_from_bounds(200, 0.199, 0.201), 1000);
-	assert_int_equal(hz_from_bounds(60, 0.199, 0.201), 300);
-	assert_int_equal(hz_from_bounds(20, 0.199, 0.201), 100);
-	/* a reader preempted for 30 ms: still only 250 fits */
-	assert_int_equal(hz_from_bounds(52, 0.190, 0.220), 250);
+	assert_int_equal(hz_from_tick_ns(4000000), 250);
+	assert_int_equal(hz_from_tick_ns(1000000), 1000);
+	assert_int_equal(hz_from_tick_ns(3333333), 300);
+	assert_int_equal(hz_from_tick_ns(10000000), 100);
+	assert_int_equal(hz_from_tick_ns(41666667), 24);
+	assert_int_equal(hz_from_tick_ns(833333), 1200);
 }
 
-static void tick_rate_undecided_until_the_window_separates(void **state)
+/* 1 ns is a high-resolution clock's, 3333334 no kernel's rounding */
+static void resolution_that_is_no_tick_is_refused(void **state)
 {
 	(void)state;
-	/* 55 jiffies in 0.17..0.23 s: 250 and 300 both fit */
-	assert_int_equal(hz_from_bounds(55, 0.17, 0.23), 0);
-	/* the doubled window: 230 jiffies in 0.77..0.83 s */
-	assert_int_equal(hz_from_bounds(230, 0.77, 0.83), 300);
-	assert_int_equal(hz_from_bounds(10, 0.0, 0.2), 0);
-}
-
-static void tick_rate_no_linux_value_is_an_error(void **state)
-{
-	(void)state;
-	/* 512 Hz: between 300 and 1000, far from both */
-	assert_int_equal(hz_from_bounds(512, 0.999, 1.001), -1);
-	assert_int_equal(hz_from_bounds(0, 0.5, 0.6), -1);
+	assert_int_equal(hz_from_tick_ns(1), -1);
+	assert_int_equal(hz_from_tick_ns(0), -1);
+	assert_int_equal(hz_from_tick_ns(-4000000), -1);
+	assert_int_equal(hz_from_tick_ns(3333334), -1);
+	assert_int_equal(hz_from_tick_ns(1000000000), -1);
 }
 
 static void running_kernel_hz_is_a_linux_value(void **state)
@@ -114,15 +106,15 @@ static void running_kernel_hz_is_a_linux_value(void **state)
 	assert_true(hz == 100 || hz == 250 || hz == 300 || hz == 1000);
 }
 
-/* the measurement agrees with this machine's config, where it has one */
-static void measured_hz_matches_the_config(void **state)
+/* the coarse clock's tick agrees with this machine's config, where it has one */
+static void coarse_clock_hz_matches_the_config(void **state)
 {
 	int hz = hz_from_kernel_config();
 
 	(void)state;
-	if (hz <= 0 || access("/proc/timer_list", R_OK))
+	if (hz <= 0)
 		skip();
-	assert_int_equal(hz_measured(), hz);
+	assert_int_equal(hz_from_coarse_clock(), hz);
 }
 
 int main(void)
@@ -132,11 +124,10 @@ int main(void)
 		cmocka_unit_test(config_without_hz_is_an_error),
 		cmocka_unit_test(config_read_interrupted_is_resumed),
 		cmocka_unit_test(jiffies_convert_at_each_hz),
-		cmocka_unit_test(tick_rate_from_time_bounds),
-		cmocka_unit_test(tick_rate_undecided_until_the_window_separates),
-		cmocka_unit_test(tick_rate_no_linux_value_is_an_error),
+		cmocka_unit_test(tick_length_gives_hz),
+		cmocka_unit_test(resolution_that_is_no_tick_is_refused),
 		cmocka_unit_test(running_kernel_hz_is_a_linux_value),
-		cmocka_unit_test(measured_hz_matches_the_config),
+		cmocka_unit_test(coarse_clock_hz_matches_the_config),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,6 @@
 #include <sys/utsname.h>
 #include <time.h>
 
-#include "lib/clock.h"
 #include "lib/hz.h"
 
 int hz_from_config(FILE *config)
@@ -50,87 +49,29 @@ static int hz_from_file(const char *path)
 	return hz;
 }
 
-static const int linux_hz[] = { 100, 250, 300, 1000 };
+/* CONFIG_HZ's range over every architecture's choices, with room */
+#define HZ_MIN 10
+#define HZ_MAX 10000
 
-int hz_from_bounds(uint64_t jiffies, double min_s, double max_s)
+int hz_from_tick_ns(long tick_ns)
 {
-	/* a tick's own jitter, and a jiffies update lagging a tick on NO_HZ */
-	const double slack = 2;
-	double lo, hi;
-	int found = -1;
+	long hz;
 
-	if (min_s <= 0 || max_s < min_s)
-		return 0;
-	lo = ((double)jiffies - slack) / max_s;
-	hi = ((double)jiffies + slack) / min_s;
-	for (size_t i = 0; i < sizeof(linux_hz) / sizeof(linux_hz[0]); i++) {
-		if (linux_hz[i] < lo || linux_hz[i] > hi)
-			continue;
-		if (found > 0)
-			return 0;
-		found = linux_hz[i];
-	}
-	return found;
-}
-
-/*
- * jiffies from /proc/timer_list, read somewhere between *before and
- * *after: the file is long, and a loaded or preempted reader may take
- * many milliseconds to reach the line.
- */
-static int jiffies_sample(uint64_t *jiffies, double *before, double *after)
-{
-	unsigned long long j = 0;
-	char line[256];
-	int found = -1;
-	FILE *f;
-
-	*before = clock_s(CLOCK_MONOTONIC);
-	f = fopen("/proc/timer_list", "r");
-	if (!f)
+	if (tick_ns <= 0)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "jiffies: %llu", &j) == 1) {
-			found = 0;
-			break;
-		}
-	}
-	*after = clock_s(CLOCK_MONOTONIC);
-	fclose(f);
-	*jiffies = j;
-	return found;
-}
-
-static void sleep_s(double s)
-{
-	struct timespec pause = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
-
-	if (s <= 0)
-		return;
-	while (nanosleep(&pause, &pause) && errno == EINTR)
-		;	/* a stop signal: sleep the rest, the rate needs it */
-}
-
-/*
- * The tick rate from two jiffies samples, with the window doubled until the
- * time between them admits only one of the HZ values Linux offers.
- */
-int hz_measured(void)
-{
-	uint64_t j0, j1;
-	double t0a, t0b, t1a, t1b, window = 0.2;
-	int hz = 0;
-
-	if (jiffies_sample(&j0, &t0a, &t0b))
+	hz = (1000000000L + tick_ns / 2) / tick_ns;
+	if (hz < HZ_MIN || hz > HZ_MAX || (1000000000L + hz / 2) / hz != tick_ns)
 		return -1;
-	while (hz == 0 && window <= 3.2) {
-		sleep_s(window - (clock_s(CLOCK_MONOTONIC) - t0b));
-		if (jiffies_sample(&j1, &t1a, &t1b) || j1 < j0)
-			return -1;
-		hz = hz_from_bounds(j1 - j0, t1a - t0b, t1b - t0a);
-		window *= 2;
-	}
-	return hz > 0 ? hz : -1;
+	return hz;
+}
+
+int hz_from_coarse_clock(void)
+{
+	struct timespec res;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) || res.tv_sec)
+		return -1;
+	return hz_from_tick_ns(res.tv_nsec);
 }
 
 int hz_from_kernel_config(void)
@@ -148,12 +89,11 @@ int hz_from_kernel_config(void)
 
 int hz_of_running_kernel(void)
 {
-	/* a measurement takes 0.2 s or more: once per process */
-	static int hz;
+	/*
+	 * The coarse clock's tick is the running kernel's own HZ, which no
+	 * load can blur; a config file may belong to another build.
+	 */
+	int hz = hz_from_coarse_clock();
 
-	if (hz <= 0)
-		hz = hz_from_kernel_config();
-	if (hz <= 0)
-		hz = hz_measured();
-	return hz;
+	return hz > 0 ? hz : hz_from_kernel_config();
 }

@@ -13,11 +13,17 @@
 int hz_from_config(FILE *config);
 
 /*
- * The HZ that advances jiffies by JIFFIES in between MIN_S and MAX_S
- * seconds: the one Linux value (100, 250, 300, 1000) the bounds admit, 0
- * when they admit more than one (wait longer), -1 when none.
+ * The HZ whose tick is TICK_NS long, as the kernel rounds it
+ * (TICK_NSEC = (10^9 + HZ/2) / HZ). Returns HZ, or -1 when no HZ a kernel
+ * can be built with has that tick.
  */
-int hz_from_bounds(uint64_t jiffies, double min_s, double max_s);
+int hz_from_tick_ns(long tick_ns);
+
+/*
+ * HZ from the resolution of CLOCK_MONOTONIC_COARSE, which the kernel
+ * reports as one tick. Returns HZ, or -1 when it is not a tick.
+ */
+int hz_from_coarse_clock(void);
 
 /*
  * CONFIG_HZ of the running kernel from /proc/config.gz, else from
@@ -26,23 +32,16 @@ int hz_from_bounds(uint64_t jiffies, double min_s, double max_s);
 int hz_from_kernel_config(void);
 
 /*
- * HZ measured from /proc/timer_list's jiffies against the monotonic clock,
- * over a window that grows (up to 3.2 s) until only one value fits.
- * Returns HZ or -1.
- */
-int hz_measured(void);
-
-/*
- * The running kernel's HZ: from its config when one is found, else
- * hz_measured(); found once per process. Returns HZ or -1.
+ * The running kernel's HZ: from its coarse clock's tick, else from its
+ * config. Returns HZ or -1.
  */
 int hz_of_running_kernel(void);
 
 /* What a command that needs HZ says when hz_of_running_kernel() fails. */
 #define HZ_UNKNOWN_MSG                                                     \
-	"bhscope: cannot tell the kernel's HZ (no CONFIG_HZ in /proc/config.gz " \
-	"or /boot/config-*, and /proc/timer_list's jiffies fit no Linux HZ "    \
-	"in 3 s); jiffies cannot be converted\n"
+	"bhscope: cannot tell the kernel's HZ (CLOCK_MONOTONIC_COARSE's "       \
+	"resolution is no tick, and no CONFIG_HZ in /proc/config.gz or "       \
+	"/boot/config-*); jiffies cannot be converted\n"
 
 /* Milliseconds in j jiffies at hz. */
 static inline double jiffies_to_ms(uint64_t j, int hz)
