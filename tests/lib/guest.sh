@@ -21,6 +21,23 @@ progress() {
 	echo "NOTE: ${test%%-*}: $* at $SECONDS s" >"${VM_NOTE:-/dev/null}"
 }
 
+# wait_until SECONDS PID COMMAND...: runs COMMAND every 0.1 s until it
+# succeeds (returns 0), or PID (- for none) has exited and a last run of
+# COMMAND fails, or SECONDS have passed (returns 1).
+wait_until() {
+	local tenths=$(($1 * 10)) pid=$2 i
+	shift 2
+	for ((i = 0; i < tenths; i++)); do
+		"$@" && return 0
+		if [[ $pid != - ]] && ! kill -0 "$pid" 2>/dev/null; then
+			"$@"
+			return
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
 # ramdisk_ext4 MNT MB [MKFS_OPTION...]: a fresh brd ramdisk of MB MiB with
 # ext4 (4 KiB blocks, so block counts do not depend on the device size)
 # mounted on MNT. Unmounted and brd removed when the test exits.

@@ -107,11 +107,7 @@ lru_start() {
 	"$LRU_BHSCOPE" lru -j "$@" >"$out" 2>"$out.err" &
 	LRU_PID=$!
 	LRU_PIDS="${LRU_PIDS:-} $LRU_PID"
-	for _ in $(seq 600); do
-		grep -q '^Tracing' "$out.err" && return 0
-		kill -0 "$LRU_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_until 60 "$LRU_PID" grep -q '^Tracing' "$out.err" && return 0
 	cat "$out.err" >&2
 	fail "bhscope lru $* did not start"
 }

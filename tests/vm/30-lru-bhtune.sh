@@ -61,12 +61,8 @@ signal.pause()
 PY
 holder=$!
 LRU_PIDS="${LRU_PIDS:-} $holder"
-for _ in $(seq 100); do
-	[[ -e held ]] && break
-	kill -0 $holder 2>/dev/null || fail "could not map the directories' blocks"
-	sleep 0.1
-done
-[[ -e held ]] || fail "the directories' blocks were not mapped within 10 s"
+wait_until 10 $holder test -e held ||
+	fail "the directories' blocks were not mapped within 10 s"
 blockdev --flushbufs /dev/$LRU_DEV
 lru_start live.json -C -d $LRU_DEV --whatif 32 --trace lru.trace 3600 1
 workload $PASSES

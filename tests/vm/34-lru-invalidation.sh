@@ -70,10 +70,8 @@ lru_start lone.json -C -d $LRU_DEV 3600 1
 	>lone.oracle 2>lone.oracle.err &
 oracle=$!
 LRU_PIDS="$LRU_PIDS $oracle"
-for _ in $(seq 300); do
-	grep -q ready lone.oracle.err && break
-	sleep 0.1
-done
+wait_until 30 $oracle grep -q ready lone.oracle.err ||
+	fail "oracle: $(cat lone.oracle.err)"
 for ((f = 0; f < 8; f++)); do
 	taskset -c "$LRU_CPU" blockdev --flushbufs /dev/$LRU_DEV
 	lru_list "$PWD/mnt/one" 1

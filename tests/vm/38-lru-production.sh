@@ -98,11 +98,8 @@ phase() {
 		>"$name.oracle" 2>"$name.oracle.err" &
 	local oracle=$!
 	LRU_PIDS="$LRU_PIDS $oracle"
-	for _ in $(seq 300); do
-		grep -q ready "$name.oracle.err" && break
-		kill -0 $oracle 2>/dev/null || fail "oracle: $(cat "$name.oracle.err")"
-		sleep 0.1
-	done
+	wait_until 30 $oracle grep -q ready "$name.oracle.err" ||
+		fail "oracle: $(cat "$name.oracle.err")"
 	for ((w = 0; w < tasks; w++)); do
 		worker "$w" &
 		pids+=($!)
@@ -115,11 +112,7 @@ phase() {
 	# a slow guest may not have come to the hotplug yet: the load goes on
 	# until it has (it came in none of 8 phases of one run before)
 	if [[ -n $hotplug ]]; then
-		for _ in $(seq 600); do
-			[[ -e hotplugged ]] && break
-			sleep 0.1
-		done
-		[[ -e hotplugged ]] ||
+		wait_until 60 - test -e hotplugged ||
 			fail "$name: $hotplug: the CPU did not go offline and back within 60 s"
 	fi
 	touch stop
@@ -181,11 +174,7 @@ check() {
 "$LRU_BHSCOPE" serve --lru -l none --textfile "$PWD" -i 1 2>serve.err &
 serve=$!
 LRU_PIDS="${LRU_PIDS:-} $serve"
-for _ in $(seq 300); do
-	[[ -s bhscope.prom ]] && break
-	sleep 0.1
-done
-[[ -s bhscope.prom ]] || fail "bhscope serve wrote no textfile: $(cat serve.err)"
+wait_until 30 $serve test -s bhscope.prom || fail "bhscope serve wrote no textfile: $(cat serve.err)"
 
 for model in "${models[@]}"; do
 	if [[ $model == full ]]; then

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench-floor's programs: empty, so that make bench measures what an
+ * bench-floor's program: empty, so that make bench measures what an
  * attach point alone costs a workload. The fexit floor is bpftrace's
  * kretfunc (tools/bench/bench_lru.py); this one is the hook an LRU probe
  * could use for hits alone: block:block_touch_buffer, emitted on the

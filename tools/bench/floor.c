@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench-floor: attaches the empty programs of floor.bpf.c and waits for a
+ * bench-floor: attaches the empty program of floor.bpf.c and waits for a
  * stop signal (make bench starts and stops it like a tracer).
  */
 #include <bpf/libbpf.h>
@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 	stop_signals_block(&old, &waiting);
 	skel = bench_floor_bpf__open_and_load();
 	if (!skel) {
-		fprintf(stderr, "bench-floor: cannot load the BPF programs: %s\n",
+		fprintf(stderr, "bench-floor: cannot load the BPF program: %s\n",
 			strerror(errno));
 		return 1;
 	}
