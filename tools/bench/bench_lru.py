@@ -7,8 +7,10 @@ workloads, each an interleaved series of its own: create-heavy (the create
 phase) and stat-heavy (the stat phase, cold: --drop-caches, so every stat
 reads its inode through the buffer cache). Modes: untraced, `bhscope lru`
 and `bhscope lru --whatif 64` at a 1 s interval, tools/bench/lru.bt, an
-fexit program that does nothing on the same lookup (the floor), and one
-on block:block_touch_buffer (what a probe on hits alone starts from).
+fexit program that does nothing on the same lookup (the floor), one that
+only counts whether the bh returned is at the LRU's front (the least a
+classifying exit probe does), and an empty one on
+block:block_touch_buffer (what a probe on hits alone starts from).
 
 ns/event is per lookup: all of a tracer's BPF run time over the run count
 of its lookup probe (bhscope runs one program per lookup, at its exit;
@@ -141,9 +143,13 @@ def main():
         # lookup pays it before bhscope's program does any work.
         ("empty fexit", abbench.Tracer("bpftrace", ["bpftrace", "-e", f"kretfunc:{func} {{ }}"],
                                        1, event_prog=func[:15], start_timeout=180)),
+        # The least an exit probe that classifies does: the fexit, and a
+        # per-CPU count of whether the bh returned is at the LRU's front.
+        ("fexit, front count", abbench.Tracer("bench-floor", [floor, "front", func], 1,
+                                              event_prog="floor_front")),
         # What a probe on hits alone would start from: an empty BTF
         # tracepoint program on block:block_touch_buffer (ns/event per hit).
-        ("empty tracepoint, hits", abbench.Tracer("bench-floor", [floor], 1,
+        ("empty tracepoint, hits", abbench.Tracer("bench-floor", [floor, "hits"], 1,
                                                   event_prog="floor_hits")),
     ]
     res = {"schema": "bhscope.bench/1", "part": "lru", "kernel": os.uname().release,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench-floor: attaches the empty program of floor.bpf.c and waits for a
+ * bench-floor: attaches one program of floor.bpf.c (hits: the empty one on
+ * LRU hits; front: the fexit counter on LOOKUP_FUNCTION) and waits for a
  * stop signal (make bench starts and stops it like a tracer).
  */
 #include <bpf/libbpf.h>
@@ -12,27 +13,42 @@
 #include "lib/stop_signals.h"
 #include "bench-floor.skel.h"
 
+static int usage(const char *argv0)
+{
+	fprintf(stderr, "usage: %s hits | front LOOKUP_FUNCTION\n", argv0);
+	return 64;
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_floor_bpf *skel;
+	struct bpf_program *prog;
 	sigset_t old, waiting;
 	int err;
 
-	if (argc != 1) {
-		fprintf(stderr, "usage: %s\n", argv[0]);
-		return 64;
-	}
+	if (argc == 2 && !strcmp(argv[1], "hits"))
+		;
+	else if (argc != 3 || strcmp(argv[1], "front"))
+		return usage(argv[0]);
 	stop_signals_install();
 	stop_signals_block(&old, &waiting);
-	skel = bench_floor_bpf__open_and_load();
+	skel = bench_floor_bpf__open();
 	if (!skel) {
-		fprintf(stderr, "bench-floor: cannot load the BPF program: %s\n",
+		fprintf(stderr, "bench-floor: cannot open the BPF programs: %s\n",
 			strerror(errno));
 		return 1;
 	}
-	err = bench_floor_bpf__attach(skel);
+	prog = argc == 2 ? skel->progs.floor_hits : skel->progs.floor_front;
+	bpf_program__set_autoload(skel->progs.floor_hits, prog == skel->progs.floor_hits);
+	bpf_program__set_autoload(skel->progs.floor_front, prog == skel->progs.floor_front);
+	err = argc == 3 ? bpf_program__set_attach_target(prog, 0, argv[2]) : 0;
+	if (!err)
+		err = bench_floor_bpf__load(skel);
+	if (!err)
+		err = bench_floor_bpf__attach(skel);
 	if (err) {
-		fprintf(stderr, "bench-floor: cannot attach: %s\n", strerror(-err));
+		fprintf(stderr, "bench-floor: cannot load or attach %s: %s\n",
+			bpf_program__name(prog), strerror(-err));
 		bench_floor_bpf__destroy(skel);
 		return 1;
 	}
