@@ -7,6 +7,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,14 +22,13 @@ static int usage(const char *argv0)
 
 int main(int argc, char **argv)
 {
+	bool front = argc == 3 && !strcmp(argv[1], "front");
 	struct bench_floor_bpf *skel;
 	struct bpf_program *prog;
 	sigset_t old, waiting;
 	int err;
 
-	if (argc == 2 && !strcmp(argv[1], "hits"))
-		;
-	else if (argc != 3 || strcmp(argv[1], "front"))
+	if (!front && (argc != 2 || strcmp(argv[1], "hits")))
 		return usage(argv[0]);
 	stop_signals_install();
 	stop_signals_block(&old, &waiting);
@@ -38,10 +38,10 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	prog = argc == 2 ? skel->progs.floor_hits : skel->progs.floor_front;
-	bpf_program__set_autoload(skel->progs.floor_hits, prog == skel->progs.floor_hits);
-	bpf_program__set_autoload(skel->progs.floor_front, prog == skel->progs.floor_front);
-	err = argc == 3 ? bpf_program__set_attach_target(prog, 0, argv[2]) : 0;
+	prog = front ? skel->progs.floor_front : skel->progs.floor_hits;
+	bpf_program__set_autoload(skel->progs.floor_hits, !front);
+	bpf_program__set_autoload(skel->progs.floor_front, front);
+	err = front ? bpf_program__set_attach_target(prog, 0, argv[2]) : 0;
 	if (!err)
 		err = bench_floor_bpf__load(skel);
 	if (!err)
