@@ -54,9 +54,10 @@ struct bhtune_lookup_info {
 
 /*
  * The tracepoints live in bhtune_events.ko (see bhtune_events.c), which
- * exports this table.  bhtune.ko binds to it with symbol_get() at init, so
- * it loads without it (no tracepoints then) and pays one load and a branch
- * per event while nobody traces.
+ * exports this table.  bhtune.ko links against it, so the module loader
+ * refuses bhtune.ko without it (modprobe loads it first): a tracer can
+ * then take bhtune's ownership of the LRU for proof that its events fire.
+ * While nobody traces, an event costs one load and a branch.
  */
 struct static_key;
 struct bhtune_events {
@@ -67,14 +68,11 @@ struct bhtune_events {
 		      s32 new_max);
 };
 extern const struct bhtune_events bhtune_events;	/* bhtune_events.ko */
-extern const struct bhtune_events *bhtune_ev;		/* NULL: not bound */
 
 #define bhtune_trace(name, ...)						\
 	do {								\
-		const struct bhtune_events *__ev = READ_ONCE(bhtune_ev);	\
-									\
-		if (__ev && static_key_enabled(__ev->name##_key))	\
-			__ev->name(__VA_ARGS__);			\
+		if (static_key_enabled(bhtune_events.name##_key))	\
+			bhtune_events.name(__VA_ARGS__);		\
 	} while (0)
 
 /* bhtune_ksym.c: kernel-private symbols, resolved by the livepatch loader. */

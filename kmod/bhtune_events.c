@@ -7,8 +7,8 @@
  * that taint among the harmless ones, so the kernel silently skips the
  * trace events of a livepatch module ("module has bad taint, not creating
  * trace events"; 6.12 accepts it).  This plain module defines them and
- * exports a table of small functions that fire them, which bhtune.ko binds
- * to when it loads (symbol_get), if this module is loaded first.
+ * exports a table of small functions that fire them, which bhtune.ko links
+ * against: bhtune.ko does not load without this module.
  */
 #include <linux/module.h>
 

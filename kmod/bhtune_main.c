@@ -28,31 +28,6 @@
 /* Set once init is far enough for parameter writes to act, not just store. */
 static bool bhtune_ready;
 
-const struct bhtune_events *bhtune_ev;
-
-/* Tracepoints: bind to bhtune_events.ko if it is there (or can be loaded). */
-static void bhtune_events_bind(void)
-{
-	const struct bhtune_events *ev = symbol_get(bhtune_events);
-
-	if (!ev && !request_module("bhtune_events"))
-		ev = symbol_get(bhtune_events);
-	if (!ev) {
-		pr_info("no tracepoints: load bhtune_events.ko before bhtune.ko to get bhtune:* events\n");
-		return;
-	}
-	WRITE_ONCE(bhtune_ev, ev);
-}
-
-/* Only once nothing can fire an event any more. */
-static void bhtune_events_unbind(void)
-{
-	if (!bhtune_ev)
-		return;
-	WRITE_ONCE(bhtune_ev, NULL);
-	symbol_put(bhtune_events);
-}
-
 /* ---- lru_size ---- */
 
 static int bhtune_lru_size_set(const char *val, const struct kernel_param *kp)
@@ -373,10 +348,9 @@ static int __init bhtune_init(void)
 	ret = bhtune_ksym_check();
 	if (ret)
 		return ret;
-	bhtune_events_bind();
 	ret = bhtune_lru_init();
 	if (ret)
-		goto err_events;
+		return ret;
 	ret = bhtune_jbd2_init();
 	if (ret)
 		goto err_lru;
@@ -412,8 +386,6 @@ err_jbd2:
 	bhtune_jbd2_exit();
 err_lru:
 	bhtune_lru_exit();
-err_events:
-	bhtune_events_unbind();
 	return ret;
 }
 
@@ -423,7 +395,6 @@ static void __exit bhtune_exit(void)
 	bhtune_refuse_exit();
 	bhtune_jbd2_exit();
 	bhtune_lru_exit();
-	bhtune_events_unbind();
 	pr_info("unloaded\n");
 }
 

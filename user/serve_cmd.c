@@ -294,6 +294,26 @@ static void textfile_tick(struct server *s)
 	s->textfile_failing = true;
 }
 
+/* Sources whose hooks went stale (a livepatch came or went): again. */
+static void restart_stale(struct serve_state *st)
+{
+	for (int i = 0; i < serve_nr_sources; i++) {
+		struct serve_source *src = serve_sources[i];
+
+		if (!src->running || !src->ops->stale || !src->ops->stale(src))
+			continue;
+		src->ops->stop(src);
+		src->running = false;
+		src->restarts++;
+		fprintf(stderr, "bhscope: %s: its hooks went stale: attaching again, its counters start from 0\n",
+			src->name);
+		start_source(src, st->nr_cpus, false);
+		if (!src->running && src->start_err == -ENOENT)
+			fprintf(stderr, "bhscope: %s: retried every interval\n",
+				src->name);
+	}
+}
+
 /* Every interval: forget devices that went away, retry missing hooks. */
 static void tick(struct server *s)
 {
@@ -307,6 +327,7 @@ static void tick(struct server *s)
 		if (src->running && src->ops->prune)
 			src->ops->prune(src, &st->devs);
 	}
+	restart_stale(st);
 	retry_sources(st, false);
 	pthread_mutex_unlock(&st->lock);
 	textfile_tick(s);

@@ -205,11 +205,12 @@ static int try_bhtune(struct lru_session *s, const struct lru_load_opts *o,
 		      char *why, size_t len)
 {
 	struct lru_bpf *skel;
+	char who[200];
 	int n, err;
 
-	if (!lru_bhtune_owns_lru()) {
-		snprintf(why, len,
-			 "bhtune.ko does not own the LRU (no enabled livepatch with its tracepoints)");
+	if (s->owner.kind != LRU_OWNER_BHTUNE) {
+		snprintf(why, len, "bhtune.ko does not own the LRU: the lookup is %s",
+			 lru_owner_describe(&s->owner, who, sizeof(who)));
 		return -ENOENT;
 	}
 	if (lru_bhtune_check_format(why, len))
@@ -654,6 +655,26 @@ int lru_load(struct lru_session *s, const struct lru_load_opts *o)
 			strerror(-s->nr_cpus));
 		return s->nr_cpus ?: -EINVAL;
 	}
+	lru_owner_read(&lru_owner_sysfs, &s->owner);
+	if (s->owner.kind != LRU_OWNER_KERNEL &&
+	    s->owner.kind != LRU_OWNER_BHTUNE) {
+		/*
+		 * The kernel's bh_lrus is not the LRU in use (a probe on the
+		 * lookup wraps the patched one), nor its touch_buffer() calls
+		 * the LRU's hits: every mode would count a silent 0 % hit ratio.
+		 */
+		char who[200];
+
+		snprintf(s->hooks.tried[LRU_MODE_BHTUNE],
+			 sizeof(s->hooks.tried[0]), "the lookup is %s%s",
+			 lru_owner_describe(&s->owner, who, sizeof(who)),
+			 s->owner.kind == LRU_OWNER_BHTUNE_SILENT ?
+			 ": unload it, then load bhtune_events.ko before it (modprobe bhtune does)" :
+			 s->owner.kind == LRU_OWNER_CHANGING ?
+			 ": try again once it is over" : "");
+		err = s->owner.kind == LRU_OWNER_CHANGING ? -EAGAIN : -EBUSY;
+		goto fail;
+	}
 	if (wanted(o, LRU_MODE_BHTUNE)) {
 		err = try_bhtune(s, o, s->hooks.tried[LRU_MODE_BHTUNE],
 				 sizeof(s->hooks.tried[0]));
@@ -662,7 +683,7 @@ int lru_load(struct lru_session *s, const struct lru_load_opts *o)
 			return 0;
 		}
 		/* The module owns the LRU: the kernel's stays empty. */
-		if (o->mode == LRU_MODE_BHTUNE || lru_bhtune_owns_lru())
+		if (o->mode == LRU_MODE_BHTUNE || s->owner.kind == LRU_OWNER_BHTUNE)
 			goto fail;
 	}
 
@@ -721,6 +742,27 @@ int lru_load(struct lru_session *s, const struct lru_load_opts *o)
 fail:
 	print_failure(s);
 	return err;
+}
+
+bool lru_check_owner(struct lru_session *s)
+{
+	struct lru_owner now;
+	char was[200], is[200], at[16];
+
+	if (s->hooks.unavailable[0])
+		return false;
+	lru_owner_read(&lru_owner_sysfs, &now);
+	if (lru_owner_same(&now, &s->owner))
+		return true;
+	ticker_timestamp(at, sizeof(at));
+	snprintf(s->hooks.unavailable, sizeof(s->hooks.unavailable),
+		 "since %s the lookup is %s, not %s: the %s hooks do not see the LRU in use",
+		 at, lru_owner_describe(&now, is, sizeof(is)),
+		 lru_owner_describe(&s->owner, was, sizeof(was)),
+		 lru_mode_names[s->hooks.mode]);
+	fprintf(stderr, "bhscope: %s; no LRU figure holds from this interval on\n",
+		s->hooks.unavailable);
+	return false;
 }
 
 void lru_unload(struct lru_session *s)

@@ -66,6 +66,11 @@ struct lru_hooks {
 	char hook[64];		/* the lookups' hook, short: "fentry:NAME" */
 	struct probe_status fig[LRU_NR_FIGURES];
 	char tried[LRU_NR_MODES][320];	/* per mode: "" used, else why not */
+	/*
+	 * "" while the hooks see the LRU in use; else since when and why
+	 * they do not (a livepatch came or went): no figure holds from then.
+	 */
+	char unavailable[320];
 };
 
 /* True when lookups are classified (not the tracepoint-only mode). */

@@ -185,28 +185,6 @@ bool lru_kernel_has_kprobes(void)
 	       access("/sys/bus/event_source/devices/kprobe", F_OK) == 0;
 }
 
-#define BHTUNE_PATCH_ENABLED "/sys/kernel/livepatch/bhtune/enabled"
-
-bool lru_bhtune_owns_lru(void)
-{
-	char path[256], on = '0';
-	FILE *f;
-
-	/*
-	 * The tracepoints live in bhtune_events.ko, which may be loaded
-	 * alone: bhtune owns the LRU only while its livepatch is enabled.
-	 */
-	if (!tracefs_file("events/bhtune/bhtune_lookup", path, sizeof(path)))
-		return false;
-	f = fopen(BHTUNE_PATCH_ENABLED, "r");
-	if (!f)
-		return false;
-	if (fread(&on, 1, 1, f) != 1)
-		on = '0';
-	fclose(f);
-	return on == '1';
-}
-
 int lru_bhtune_lru_size(void)
 {
 	long n;

@@ -65,12 +65,6 @@ bool lru_preempt_solo_of(int dyn_mode, bool watched, const char *version,
 /* True when the kernel can attach kprobes (tracefs kprobe_events exists). */
 bool lru_kernel_has_kprobes(void);
 
-/*
- * True when bhtune.ko owns the LRU: its livepatch is enabled and its
- * tracepoints (bhtune_events.ko) exist.
- */
-bool lru_bhtune_owns_lru(void);
-
 /* bhtune's lru_size parameter, or a negative errno. */
 int lru_bhtune_lru_size(void);
 

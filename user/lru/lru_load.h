@@ -18,6 +18,7 @@
 
 #include "lib/devname.h"
 #include "lru/lru_hooks.h"
+#include "lru/lru_owner.h"
 #include "lru/lru_snapshot.h"
 
 struct lru_bpf;
@@ -52,12 +53,14 @@ struct lru_session {
 	 * attached, when the model is switched), or -1.
 	 */
 	int solo_entry;
+	struct lru_owner owner;		/* who ran the lookup at load */
 };
 
 /*
  * Loads and attaches the best hooks opts allow. Returns 0, or a negative
  * errno after printing one "bhscope: ..." line (s->hooks.tried says why each
- * mode failed).
+ * mode failed): -EBUSY while a livepatch it cannot trace replaces the
+ * lookup, -EAGAIN while a livepatch transition on it runs.
  */
 int lru_load(struct lru_session *s, const struct lru_load_opts *opts);
 
@@ -74,7 +77,18 @@ int lru_session_lru_size(const struct lru_session *s);
  */
 void lru_check_preempt(struct lru_session *s);
 
-/* Reads every device and the per-CPU counters (snap->nr_cpus is set). */
+/*
+ * Whether the lookup's owner is still the one the hooks were chosen for
+ * (lru_read_snapshot() asks after every read). If not, it sets
+ * s->hooks.unavailable, says so on stderr once, and returns false.
+ */
+bool lru_check_owner(struct lru_session *s);
+
+/*
+ * Reads every device and the per-CPU counters (snap->nr_cpus is set);
+ * then lru_check_owner(), so a read whose counts may mix two owners is
+ * marked.
+ */
 int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap);
 
 /*

@@ -183,6 +183,8 @@ out:
 	free(percpu);
 	free(counters);
 	free(runs);
+	/* after the counts: a change before them is in this read's mark */
+	lru_check_owner(s);
 	return err;
 }
 

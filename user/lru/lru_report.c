@@ -246,6 +246,12 @@ void lru_report_text(FILE *out, const struct lru_report_ctx *ctx,
 		ticker_timestamp(ts, sizeof(ts));
 		fprintf(out, "%s\n", ts);
 	}
+	if (ctx->hooks->unavailable[0]) {
+		fprintf(out, "LRU figures unavailable: %s\n\n",
+			ctx->hooks->unavailable);
+		fflush(out);
+		return;
+	}
 	lru_snapshot_total(delta, &total);
 	if (!active(&total)) {
 		fprintf(out, "no buffer-head LRU %s in the last %.1f s\n",
@@ -389,9 +395,25 @@ static struct json_object *json_unavailable(const struct lru_hooks *h)
 	struct json_object *o = json_object_new_object();
 
 	for (int f = 0; f < LRU_NR_FIGURES; f++)
-		if (!h->fig[f].available)
+		if (!h->fig[f].available || h->unavailable[0])
 			json_object_object_add(o, lru_figure_keys[f],
-					       json_object_new_string(h->fig[f].why));
+					       json_object_new_string(h->unavailable[0] ?
+						       h->unavailable : h->fig[f].why));
+	return o;
+}
+
+/* No figure holds (the lookup's owner changed): every one null. */
+static struct json_object *json_no_figures(const struct lru_report_ctx *ctx,
+					   struct json_object *o)
+{
+	json_object_object_add(o, "figures_unavailable",
+			       json_object_new_string(ctx->hooks->unavailable));
+	json_object_object_add(o, "total", NULL);
+	json_object_object_add(o, "devices", json_object_new_array());
+	if (ctx->per_cpu)
+		json_object_object_add(o, "cpus", json_object_new_array());
+	json_object_object_add(o, "counters", NULL);
+	json_object_object_add(o, "unavailable", json_unavailable(ctx->hooks));
 	return o;
 }
 
@@ -449,6 +471,9 @@ struct json_object *lru_report_json(const struct lru_report_ctx *ctx,
 	json_object_object_add(o, "hook",
 			       json_object_new_string(ctx->hooks->hook));
 	json_object_object_add(o, "lru_size", json_object_new_int(ctx->lru_size));
+	if (ctx->hooks->unavailable[0])
+		return json_no_figures(ctx, o);
+	json_object_object_add(o, "figures_unavailable", NULL);
 
 	lru_snapshot_total(delta, &s);
 	json_object_object_add(o, "total", json_stats(ctx, &s));

@@ -79,6 +79,12 @@ struct serve_source_ops {
 	/* Forgets devices that are no longer present (optional). */
 	void (*prune)(struct serve_source *src,
 		      const struct serve_devices *present);
+	/*
+	 * Whether the hooks no longer see what they trace (optional): the
+	 * loop then stops and starts the source again, which resets its
+	 * counters. Asked every interval.
+	 */
+	bool (*stale)(struct serve_source *src);
 };
 
 struct serve_source {
@@ -87,6 +93,7 @@ struct serve_source {
 	bool wanted;
 	bool running;
 	int start_err;			/* last start()'s result */
+	uint64_t restarts;		/* stopped and started: stale hooks */
 	int nr_probes;
 	struct serve_probe probes[SERVE_MAX_PROBES];
 	int nr_maps;

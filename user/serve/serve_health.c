@@ -68,6 +68,18 @@ static void collect_probes(struct prom_buf *out)
 		prom_labels_add(&ls, "source", src->name);
 		prom_sample(out, src_up, &ls, src->running);
 	}
+	prom_family(out, "bhscope_source_restarts_total", PROM_COUNTER,
+		    "Times the source was stopped and started again because its hooks no longer saw what they trace (bhtune.ko or another livepatch came or went): its counters restarted from 0.");
+	for (int i = 0; i < serve_nr_sources; i++) {
+		const struct serve_source *src = serve_sources[i];
+		struct prom_labels ls = {};
+
+		if (!src->wanted)
+			continue;
+		prom_labels_add(&ls, "source", src->name);
+		prom_sample_u64(out, "bhscope_source_restarts_total", &ls,
+				src->restarts);
+	}
 	prom_family(out, up, PROM_GAUGE,
 		    "1 when the BPF program is attached to its hook, 0 when not (see bhscope_probe_error_info for why).");
 	for (int i = 0; i < serve_nr_sources; i++) {

@@ -104,9 +104,14 @@ static int lru_start(struct serve_source *src, int nr_cpus)
 	err = lru_load(&p->sess, &o);
 	describe(src, &p->sess);
 	src->nr_maps = 0;
-	/* Every hook was tried: only SIGHUP retries (not every interval). */
+	/*
+	 * Every hook was tried: only SIGHUP retries (not every interval);
+	 * but an owner of the lookup it cannot trace (a livepatch, or its
+	 * transition) may go: retried every interval, a sysfs read each.
+	 */
 	if (err)
-		return err == -ENOENT ? -EOPNOTSUPP : err;
+		return err == -EAGAIN || err == -EBUSY ? -ENOENT :
+		       err == -ENOENT ? -EOPNOTSUPP : err;
 	p->loaded = true;
 	src->maps[src->nr_maps++] = (struct serve_map){
 		.name = "dev_stats",
@@ -384,6 +389,9 @@ static void lru_collect(struct serve_source *src, const struct serve_view *v,
 		goto oom;
 	nr = build_rows(&lv, &snap, rows, names);
 	write_gauges(&p->sess, out);
+	/* the owner changed since the hooks were chosen: until the restart */
+	if (p->sess.hooks.unavailable[0])
+		goto out;
 	write_counters(&p->sess, rows, nr, out);
 	if (p->sess.hooks.fig[LRU_FIG_SLOTS].available)
 		write_slots(p, rows, nr, out);
@@ -409,11 +417,20 @@ static void lru_prune(struct serve_source *src,
 	lru_forget_devices(&p->sess, dev_exists, NULL);
 }
 
+/* bhtune.ko (or another livepatch) came or went: trace the new owner. */
+static bool lru_stale(struct serve_source *src)
+{
+	struct lru_priv *p = src->priv;
+
+	return p->loaded && !lru_check_owner(&p->sess);
+}
+
 static const struct serve_source_ops lru_ops = {
 	.start = lru_start,
 	.stop = lru_stop,
 	.collect = lru_collect,
 	.prune = lru_prune,
+	.stale = lru_stale,
 };
 
 struct serve_source serve_lru_source = {
