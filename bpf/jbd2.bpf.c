@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * jbd2 commit batching: per journal device, per CPU, from the jbd2
- * tracepoints (classic tracepoints, so it runs on locked-down kernels too),
- * plus the batching sleep of sync writers from fentry/fexit on
+ * tracepoints (BTF tracepoints, or classic ones where the kernel refuses
+ * those), plus the batching sleep of sync writers from fentry/fexit on
  * jbd2_journal_stop where the kernel allows tracing programs.
  */
 #include "vmlinux.h"
@@ -155,110 +155,238 @@ int forget_device(void *ctx)
 	return 0;
 }
 
-SEC("tracepoint/jbd2/jbd2_start_commit")
-int tp_start_commit(struct trace_event_raw_jbd2_commit *ctx)
+/*
+ * Each event's work, once, for both program flavours below: BTF tracepoints
+ * (tp_btf: the kernel counts every run it skips, and no other BPF program
+ * busy on the CPU makes it skip one) where it allows them, else classic
+ * tracepoints.
+ */
+static __always_inline void start_commit(__u32 dev, __u32 tid)
 {
-	struct jbd2_journal_state *st = state_of(ctx->dev);
+	struct jbd2_journal_state *st = state_of(dev);
 
 	if (!st)
-		return 0;
+		return;
 	st->start_ns = bpf_ktime_get_ns();
 	st->flush_ns = 0;
-	st->tid = ctx->transaction;
-	return 0;
+	st->tid = tid;
 }
 
-SEC("tracepoint/jbd2/jbd2_commit_flushing")
-int tp_commit_flushing(struct trace_event_raw_jbd2_commit *ctx)
+static __always_inline void commit_flushing(__u32 dev, __u32 tid)
 {
-	struct jbd2_journal_state *st = state_of(ctx->dev);
+	struct jbd2_journal_state *st = state_of(dev);
 
-	if (st && st->tid == (__u32)ctx->transaction)
+	if (st && st->tid == tid)
 		st->flush_ns = bpf_ktime_get_ns();
-	return 0;
 }
 
-SEC("tracepoint/jbd2/jbd2_end_commit")
-int tp_end_commit(struct trace_event_raw_jbd2_end_commit *ctx)
+static __always_inline void end_commit(__u32 dev, __u32 tid, bool sync)
 {
-	struct jbd2_journal_state *st = state_of(ctx->dev);
+	struct jbd2_journal_state *st = state_of(dev);
 	struct jbd2_dev_stats *s;
 	__u64 now = bpf_ktime_get_ns(), lat;
 
 	/* A commit that began before we attached has no start: skip it. */
-	if (!st || !st->start_ns || st->tid != (__u32)ctx->transaction)
-		return 0;
-	s = stats_of(ctx->dev);
+	if (!st || !st->start_ns || st->tid != tid)
+		return;
+	s = stats_of(dev);
 	if (!s)
-		return 0;
+		return;
 	lat = now - st->start_ns;
 	s->commits++;
-	s->sync_commits += !!ctx->sync_commit;
+	s->sync_commits += sync;
 	s->commit_ns += lat;
 	s->commit_us_hist[log2_slot(lat / 1000)]++;
 
 	st->start_ns = 0;
-	return 0;
 }
 
-SEC("tracepoint/jbd2/jbd2_run_stats")
-int tp_run_stats(struct trace_event_raw_jbd2_run_stats *ctx)
+/* What jbd2_run_stats reports of a transaction. */
+struct run_stats {
+	__u64 phase[JBD2_NR_PHASES];	/* jiffies */
+	__u32 handle_count, blocks, blocks_logged;
+};
+
+static __always_inline void run_stats(__u32 dev, __u32 tid,
+				      const struct run_stats *r)
 {
-	struct jbd2_journal_state *st = state_of(ctx->dev);
-	struct jbd2_dev_stats *s = stats_of(ctx->dev);
+	struct jbd2_journal_state *st = state_of(dev);
+	struct jbd2_dev_stats *s = stats_of(dev);
 	__u64 sample;
 
 	if (!s || !st)
-		return 0;
+		return;
 	/*
 	 * The kernel takes commit_time just after this event, from T_FLUSH:
 	 * mirror its j_average_commit_time (new = (sample + 3 * old) / 4).
 	 */
-	if (st->flush_ns && st->tid == (__u32)ctx->tid) {
+	if (st->flush_ns && st->tid == tid) {
 		sample = bpf_ktime_get_ns() - st->flush_ns;
 		st->avg_commit_ns = st->avg_commit_ns ?
 			(sample + 3 * st->avg_commit_ns) / 4 : sample;
 		st->flush_ns = 0;
 	}
 	s->transactions++;
-	s->handles += ctx->handle_count;
-	s->blocks += ctx->blocks;
-	s->blocks_logged += ctx->blocks_logged;
-	s->phase_jiffies[JBD2_PHASE_WAIT] += ctx->wait;
-	s->phase_jiffies[JBD2_PHASE_REQUEST_DELAY] += ctx->request_delay;
-	s->phase_jiffies[JBD2_PHASE_RUNNING] += ctx->running;
-	s->phase_jiffies[JBD2_PHASE_LOCKED] += ctx->locked;
-	s->phase_jiffies[JBD2_PHASE_FLUSHING] += ctx->flushing;
-	s->phase_jiffies[JBD2_PHASE_LOGGING] += ctx->logging;
-	s->handles_hist[log2_slot(ctx->handle_count)]++;
+	s->handles += r->handle_count;
+	s->blocks += r->blocks;
+	s->blocks_logged += r->blocks_logged;
+	for (int i = 0; i < JBD2_NR_PHASES; i++)
+		s->phase_jiffies[i] += r->phase[i];
+	s->handles_hist[log2_slot(r->handle_count)]++;
+}
+
+static __always_inline void handle_stats(__u32 dev, bool sync,
+					 __u32 dirtied_blocks)
+{
+	struct jbd2_dev_stats *s = stats_of(dev);
+
+	if (!s)
+		return;
+	s->handles_stopped++;
+	s->sync_handles += sync;
+	s->handle_blocks_dirtied += dirtied_blocks;
+}
+
+static __always_inline void checkpoint_stats(__u32 dev, __u64 chp_jiffies,
+					     __u32 forced_to_close,
+					     __u32 written, __u32 dropped)
+{
+	struct jbd2_dev_stats *s = stats_of(dev);
+
+	if (!s)
+		return;
+	s->checkpoints++;
+	s->chp_jiffies += chp_jiffies;
+	s->chp_forced_to_close += forced_to_close;
+	s->chp_written += written;
+	s->chp_dropped += dropped;
+}
+
+/* BTF tracepoints: the event's arguments, as the kernel passes them. */
+
+static __always_inline __u32 journal_dev(const journal_t *journal)
+{
+	return journal->j_fs_dev->bd_dev;
+}
+
+SEC("tp_btf/jbd2_start_commit")
+int BPF_PROG(btf_start_commit, journal_t *journal, transaction_t *t)
+{
+	start_commit(journal_dev(journal), t->t_tid);
+	return 0;
+}
+
+SEC("tp_btf/jbd2_commit_flushing")
+int BPF_PROG(btf_commit_flushing, journal_t *journal, transaction_t *t)
+{
+	commit_flushing(journal_dev(journal), t->t_tid);
+	return 0;
+}
+
+SEC("tp_btf/jbd2_end_commit")
+int BPF_PROG(btf_end_commit, journal_t *journal, transaction_t *t)
+{
+	end_commit(journal_dev(journal), t->t_tid,
+		   BPF_CORE_READ_BITFIELD(t, t_synchronous_commit));
+	return 0;
+}
+
+SEC("tp_btf/jbd2_run_stats")
+int BPF_PROG(btf_run_stats, dev_t dev, tid_t tid,
+	     struct transaction_run_stats_s *stats)
+{
+	struct run_stats r = {
+		.phase = {
+			[JBD2_PHASE_WAIT] = stats->rs_wait,
+			[JBD2_PHASE_REQUEST_DELAY] = stats->rs_request_delay,
+			[JBD2_PHASE_RUNNING] = stats->rs_running,
+			[JBD2_PHASE_LOCKED] = stats->rs_locked,
+			[JBD2_PHASE_FLUSHING] = stats->rs_flushing,
+			[JBD2_PHASE_LOGGING] = stats->rs_logging,
+		},
+		.handle_count = stats->rs_handle_count,
+		.blocks = stats->rs_blocks,
+		.blocks_logged = stats->rs_blocks_logged,
+	};
+
+	run_stats(dev, tid, &r);
+	return 0;
+}
+
+SEC("tp_btf/jbd2_handle_stats")
+int BPF_PROG(btf_handle_stats, dev_t dev, tid_t tid, unsigned int type,
+	     unsigned int line_no, int interval, int sync, int requested_blocks,
+	     int dirtied_blocks)
+{
+	handle_stats(dev, !!sync, dirtied_blocks);
+	return 0;
+}
+
+SEC("tp_btf/jbd2_checkpoint_stats")
+int BPF_PROG(btf_checkpoint_stats, dev_t dev, tid_t tid,
+	     struct transaction_chp_stats_s *stats)
+{
+	checkpoint_stats(dev, stats->cs_chp_time, stats->cs_forced_to_close,
+			 stats->cs_written, stats->cs_dropped);
+	return 0;
+}
+
+/* Classic tracepoints: the event's record. */
+
+SEC("tracepoint/jbd2/jbd2_start_commit")
+int tp_start_commit(struct trace_event_raw_jbd2_commit *ctx)
+{
+	start_commit(ctx->dev, ctx->transaction);
+	return 0;
+}
+
+SEC("tracepoint/jbd2/jbd2_commit_flushing")
+int tp_commit_flushing(struct trace_event_raw_jbd2_commit *ctx)
+{
+	commit_flushing(ctx->dev, ctx->transaction);
+	return 0;
+}
+
+SEC("tracepoint/jbd2/jbd2_end_commit")
+int tp_end_commit(struct trace_event_raw_jbd2_end_commit *ctx)
+{
+	end_commit(ctx->dev, ctx->transaction, !!ctx->sync_commit);
+	return 0;
+}
+
+SEC("tracepoint/jbd2/jbd2_run_stats")
+int tp_run_stats(struct trace_event_raw_jbd2_run_stats *ctx)
+{
+	struct run_stats r = {
+		.phase = {
+			[JBD2_PHASE_WAIT] = ctx->wait,
+			[JBD2_PHASE_REQUEST_DELAY] = ctx->request_delay,
+			[JBD2_PHASE_RUNNING] = ctx->running,
+			[JBD2_PHASE_LOCKED] = ctx->locked,
+			[JBD2_PHASE_FLUSHING] = ctx->flushing,
+			[JBD2_PHASE_LOGGING] = ctx->logging,
+		},
+		.handle_count = ctx->handle_count,
+		.blocks = ctx->blocks,
+		.blocks_logged = ctx->blocks_logged,
+	};
+
+	run_stats(ctx->dev, ctx->tid, &r);
 	return 0;
 }
 
 SEC("tracepoint/jbd2/jbd2_handle_stats")
 int tp_handle_stats(struct trace_event_raw_jbd2_handle_stats *ctx)
 {
-	struct jbd2_dev_stats *s = stats_of(ctx->dev);
-
-	if (!s)
-		return 0;
-	s->handles_stopped++;
-	s->sync_handles += !!ctx->sync;
-	s->handle_blocks_dirtied += ctx->dirtied_blocks;
+	handle_stats(ctx->dev, !!ctx->sync, ctx->dirtied_blocks);
 	return 0;
 }
 
 SEC("tracepoint/jbd2/jbd2_checkpoint_stats")
 int tp_checkpoint_stats(struct trace_event_raw_jbd2_checkpoint_stats *ctx)
 {
-	struct jbd2_dev_stats *s = stats_of(ctx->dev);
-
-	if (!s)
-		return 0;
-	s->checkpoints++;
-	s->chp_jiffies += ctx->chp_time;
-	s->chp_forced_to_close += ctx->forced_to_close;
-	s->chp_written += ctx->written;
-	s->chp_dropped += ctx->dropped;
+	checkpoint_stats(ctx->dev, ctx->chp_time, ctx->forced_to_close,
+			 ctx->written, ctx->dropped);
 	return 0;
 }
 

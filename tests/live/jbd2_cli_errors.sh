@@ -41,9 +41,16 @@ for sig in INT TERM; do
 	check "sig${sig,,}_prints_final_report" grep -q '"final":true' "$out"
 done
 
-# Nothing of ours stays loaded once bhscope has exited.
+# Nothing of ours stays loaded once bhscope has exited (the kernel frees a
+# BTF tracepoint's program after an RCU grace period: up to 3 s).
+ours_loaded() {
+	bpftool prog show | grep -qE "(btf|tp)_(run_stats|end_commit)"
+}
 if command -v bpftool > /dev/null; then
-	check no_programs_left_attached bash -c \
-		'! bpftool prog show | grep -qE "tp_run_stats|tp_end_commit"'
+	for _ in $(seq 30); do
+		ours_loaded || break
+		sleep 0.1
+	done
+	check no_programs_left_attached bash -c "! $(declare -f ours_loaded); ours_loaded"
 fi
 finish

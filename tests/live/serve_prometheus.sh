@@ -54,7 +54,7 @@ check sync_commits_seen test "$(promql_value "bhscope_jbd2_sync_commits_total{$d
 check max_batch_time_is_a_gauge_in_seconds \
 	test "$(promql_value "bhscope_jbd2_max_batch_time_seconds{$dev}")" = 0.015
 check run_stats_probe_up \
-	test "$(promql_value 'bhscope_probe_up{probe="tracepoint/jbd2/jbd2_run_stats"}')" = 1
+	test "$(promql_value 'bhscope_probe_up{probe="tp_btf/jbd2_run_stats"}')" = 1
 
 # Every sample Prometheus stored of every counter, histogram bucket, _sum
 # and _count: none is below the one before it.

@@ -73,7 +73,7 @@ check device_filter_exports_only_that_device \
 	bash -c "! grep -E 'device=\"' '$out/plain.prom' | grep -vq 'device=\"$LOOPNAME\"'"
 tx=$(series_value "$out/plain.prom" "bhscope_jbd2_transactions_total{device=\"$LOOPNAME\"}")
 check transactions_counted test "${tx:-0}" -gt 0
-probe='{source="jbd2",probe="tracepoint/jbd2/jbd2_run_stats"}'
+probe='{source="jbd2",probe="tp_btf/jbd2_run_stats"}'
 runs=$(series_value "$out/plain.prom" "bhscope_bpf_prog_runs_total$probe" || echo 0)
 check bpf_stats_count_program_runs test "$runs" -ge "$tx"
 check bpf_stats_time_program_runs awk -v t="$(series_value "$out/plain.prom" \

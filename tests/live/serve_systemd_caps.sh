@@ -81,7 +81,7 @@ check serves_with_the_units_privileges test -n "$url"
 curl -sf "$url/metrics" > "$tmp/m" || true
 check jbd2_source_up grep -qx 'bhscope_source_up{source="jbd2"} 1' "$tmp/m"
 check tracepoints_attached \
-	grep -qx 'bhscope_probe_up{source="jbd2",probe="tracepoint/jbd2/jbd2_run_stats"} 1' "$tmp/m"
+	grep -qx 'bhscope_probe_up{source="jbd2",probe="tp_btf/jbd2_run_stats"} 1' "$tmp/m"
 check runs_as_the_unprivileged_user test "$(awk '/^Uid:/ { print $3 }' "/proc/$pid/status")" = 65534
 check holds_no_file_reading_capability test \
 	"$(awk '/^CapEff:/ { print $2 }' "/proc/$pid/status")" = "$(printf '%016x' $(((1 << 38) | (1 << 39))))"

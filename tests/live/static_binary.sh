@@ -49,7 +49,7 @@ done
 check serves_in_the_empty_chroot test -n "$url"
 curl -sf --max-time 5 "$url/metrics" > "$root/tmp/m" || true
 check jbd2_tracepoints_attached_there \
-	grep -qx 'bhscope_probe_up{source="jbd2",probe="tracepoint/jbd2/jbd2_run_stats"} 1' "$root/tmp/m"
+	grep -qx 'bhscope_probe_up{source="jbd2",probe="tp_btf/jbd2_run_stats"} 1' "$root/tmp/m"
 kill "$pid"
 wait "$pid" 2> /dev/null || true
 for d in proc sys; do umount -R "$root/$d"; done

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -143,6 +145,50 @@ static void unmeasured_figures_are_null_with_a_reason(void **state)
 	jbd2_snapshot_free(&s);
 }
 
+/* Events the kernel skipped: counted from a delta, null where not counted. */
+static void lost_events_are_counted_or_unknown(void **state)
+{
+	struct jbd2_report_ctx ctx = { .elapsed_s = 1.0, .hz = 1000 };
+	struct jbd2_snapshot prev = { .nr_cpus = NR_CPUS, .lost_known = true,
+				      .lost_events = 4 };
+	struct jbd2_snapshot cur = { .nr_cpus = NR_CPUS, .lost_known = true,
+				     .lost_events = 11 }, d;
+	struct json_object *o, *lost;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	ctx.checkpoints.available = true;
+	snapshot_of(&cur, BHSCOPE_KDEV(7, 0), 1);
+	assert_int_equal(jbd2_snapshot_delta(&d, &cur, &prev), 0);
+	o = jbd2_report_json(&ctx, &d);
+	assert_int_equal(json_object_get_uint64(json_object_object_get(o, "lost_events")), 7);
+	json_object_put(o);
+	f = open_memstream(&text, &len);
+	jbd2_report_text(f, &ctx, &d);
+	fclose(f);
+	assert_non_null(strstr(text, "warning: 7 events lost"));
+	free(text);
+	jbd2_snapshot_free(&d);
+
+	/* one snapshot from programs whose skipped runs are not counted */
+	prev.lost_known = false;
+	assert_int_equal(jbd2_snapshot_delta(&d, &cur, &prev), 0);
+	o = jbd2_report_json(&ctx, &d);
+	assert_true(json_object_object_get_ex(o, "lost_events", &lost));
+	assert_null(lost);
+	json_object_put(o);
+	f = open_memstream(&text, &len);
+	jbd2_report_text(f, &ctx, &d);
+	fclose(f);
+	assert_non_null(strstr(text, "lost: unknown"));
+	assert_null(strstr(text, "events lost"));
+	free(text);
+	jbd2_snapshot_free(&d);
+	jbd2_snapshot_free(&cur);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +197,7 @@ int main(void)
 		cmocka_unit_test(delta_of_no_devices_is_empty),
 		cmocka_unit_test(json_reports_ratios_and_units),
 		cmocka_unit_test(unmeasured_figures_are_null_with_a_reason),
+		cmocka_unit_test(lost_events_are_counted_or_unknown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

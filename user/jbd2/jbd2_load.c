@@ -11,6 +11,7 @@
 #include "jbd2/jbd2_load.h"
 #include "lib/bpf_on_cpus.h"
 #include "lib/probe_status.h"
+#include "lib/prog_misses.h"
 
 /* The tracepoints every jbd2 figure needs (checkpoints are optional). */
 static const char *const jbd2_tracepoints[] = {
@@ -26,27 +27,58 @@ const char *jbd2_missing_tracepoint(void)
 	return NULL;
 }
 
-static struct jbd2_bpf *open_jbd2(uint32_t kdev, bool with_batch_sleep,
-				  bool with_checkpoints)
+/* The event programs of one flavour: BTF tracepoints or classic ones. */
+static void autoload_events(struct jbd2_bpf *skel, bool btf, bool checkpoints)
+{
+	struct bpf_program *const btf_progs[] = {
+		skel->progs.btf_start_commit, skel->progs.btf_commit_flushing,
+		skel->progs.btf_end_commit, skel->progs.btf_run_stats,
+		skel->progs.btf_handle_stats,
+	};
+	struct bpf_program *const tp_progs[] = {
+		skel->progs.tp_start_commit, skel->progs.tp_commit_flushing,
+		skel->progs.tp_end_commit, skel->progs.tp_run_stats,
+		skel->progs.tp_handle_stats,
+	};
+
+	for (size_t i = 0; i < sizeof(btf_progs) / sizeof(*btf_progs); i++) {
+		bpf_program__set_autoload(btf_progs[i], btf);
+		bpf_program__set_autoload(tp_progs[i], !btf);
+	}
+	bpf_program__set_autoload(skel->progs.btf_checkpoint_stats,
+				  btf && checkpoints);
+	bpf_program__set_autoload(skel->progs.tp_checkpoint_stats,
+				  !btf && checkpoints);
+}
+
+static int load_attach(uint32_t kdev, bool btf, bool with_batch_sleep,
+		       bool with_checkpoints, struct jbd2_bpf **out)
 {
 	struct jbd2_bpf *skel = jbd2_bpf__open();
+	int err;
 
+	*out = NULL;
 	if (!skel)
-		return NULL;
+		return -errno;
 	skel->rodata->target_dev = kdev;
+	autoload_events(skel, btf, with_checkpoints);
 	bpf_program__set_autoload(skel->progs.journal_stop_entry,
 				  with_batch_sleep);
 	bpf_program__set_autoload(skel->progs.journal_stop_exit,
 				  with_batch_sleep);
-	bpf_program__set_autoload(skel->progs.tp_checkpoint_stats,
-				  with_checkpoints);
-	return skel;
+	err = jbd2_bpf__load(skel) ?: jbd2_bpf__attach(skel);
+	if (err) {
+		jbd2_bpf__destroy(skel);
+		return err;
+	}
+	*out = skel;
+	return 0;
 }
 
 /*
- * Loads with the fentry/fexit pair first: whether they can run is only known
- * by really loading them. On failure, loads the tracepoints alone and keeps
- * the reason for the report.
+ * Loads BTF tracepoints with the fentry/fexit pair first, then without the
+ * pair, then classic tracepoints: whether a kind can run is only known by
+ * really loading it. Keeps the reason of what failed for the report.
  */
 struct jbd2_bpf *jbd2_load(uint32_t kdev, struct probe_status *batch_sleep,
 			   struct probe_status *checkpoints, int *errp)
@@ -60,14 +92,7 @@ struct jbd2_bpf *jbd2_load(uint32_t kdev, struct probe_status *batch_sleep,
 		probe_status_missing(checkpoints,
 				     "this kernel has no jbd2:jbd2_checkpoint_stats tracepoint");
 
-	skel = open_jbd2(kdev, true, checkpoints->available);
-	if (!skel) {
-		err = -errno;
-		goto open_fail;
-	}
-	err = jbd2_bpf__load(skel);
-	if (!err)
-		err = jbd2_bpf__attach(skel);
+	err = load_attach(kdev, true, true, checkpoints->available, &skel);
 	if (!err) {
 		probe_status_from(batch_sleep, "fentry/fexit jbd2_journal_stop");
 		return skel;
@@ -75,34 +100,14 @@ struct jbd2_bpf *jbd2_load(uint32_t kdev, struct probe_status *batch_sleep,
 	batch_sleep->available = false;
 	probe_reason(batch_sleep->why, sizeof(batch_sleep->why),
 		     "fentry/fexit", "jbd2_journal_stop", err);
-	jbd2_bpf__destroy(skel);
-
-	skel = open_jbd2(kdev, false, checkpoints->available);
-	if (!skel) {
-		err = -errno;
-		goto open_fail;
-	}
-	err = jbd2_bpf__load(skel);
-	if (err) {
-		fprintf(stderr, "bhscope: loading the jbd2 BPF programs failed: %s\n",
-			strerror(-err));
-		goto fail;
-	}
-	err = jbd2_bpf__attach(skel);
-	if (err) {
-		fprintf(stderr, "bhscope: attaching to the jbd2 tracepoints failed: %s\n",
-			strerror(-err));
-		goto fail;
-	}
-	return skel;
-open_fail:
-	fprintf(stderr, "bhscope: opening the jbd2 BPF object failed: %s\n",
+	err = load_attach(kdev, true, false, checkpoints->available, &skel);
+	if (err)
+		err = load_attach(kdev, false, false, checkpoints->available,
+				  &skel);
+	if (!err)
+		return skel;
+	fprintf(stderr, "bhscope: loading the jbd2 BPF programs failed: %s\n",
 		strerror(-err));
-	if (errp)
-		*errp = err;
-	return NULL;
-fail:
-	jbd2_bpf__destroy(skel);
 	if (errp)
 		*errp = err;
 	return NULL;
@@ -191,11 +196,33 @@ static void read_commit_averages(struct jbd2_bpf *skel,
 	}
 }
 
+/*
+ * Events whose program the kernel skipped (recursion_misses), if it counts
+ * them for the programs that run: classic tracepoints before 6.7 do not.
+ */
+static void read_lost(struct jbd2_bpf *skel, struct jbd2_snapshot *snap)
+{
+	struct bpf_program *prog;
+
+	snap->lost_known = true;
+	snap->lost_events = 0;
+	bpf_object__for_each_program(prog, skel->obj) {
+		if (!bpf_program__autoload(prog) || prog == skel->progs.forget_device)
+			continue;
+		if (!prog_misses_counted(prog))
+			snap->lost_known = false;
+		snap->lost_events += prog_misses(prog);
+	}
+}
+
 int jbd2_read_snapshot(struct jbd2_bpf *skel, struct jbd2_snapshot *snap)
 {
-	int err = read_dropped(skel, snap) ?: read_buckets(skel, snap) ?:
-		  read_hash(skel, snap);
+	int err;
 
+	/* misses first: one skipped while the maps are read is the next's */
+	read_lost(skel, snap);
+	err = read_dropped(skel, snap) ?: read_buckets(skel, snap) ?:
+	      read_hash(skel, snap);
 	if (!err)
 		read_commit_averages(skel, snap);
 	return err;

@@ -19,15 +19,18 @@ const char *jbd2_missing_tracepoint(void);
 
 /*
  * Opens, loads and attaches the jbd2 programs for kdev (0: every journal).
- * Tries the fentry/fexit pair on jbd2_journal_stop first and falls back to
- * the tracepoints alone; batch_sleep and checkpoints say what ran and why
- * not. Returns NULL after printing one line on stderr when even the
+ * Tries BTF tracepoints with the fentry/fexit pair on jbd2_journal_stop
+ * first, then without the pair, then classic tracepoints; batch_sleep and
+ * checkpoints say what ran and why not. Returns NULL after printing one line on stderr when even the
  * tracepoints fail; *err (optional) then holds the negative errno.
  */
 struct jbd2_bpf *jbd2_load(uint32_t kdev, struct probe_status *batch_sleep,
 			   struct probe_status *checkpoints, int *err);
 
-/* Adds every device of the per-CPU map to snap (snap->nr_cpus set). */
+/*
+ * Adds every device of the per-CPU map to snap (snap->nr_cpus set), and
+ * the events lost to runs the kernel skipped.
+ */
 int jbd2_read_snapshot(struct jbd2_bpf *skel, struct jbd2_snapshot *snap);
 
 /*

@@ -148,6 +148,11 @@ void jbd2_report_text(FILE *out, const struct jbd2_report_ctx *ctx,
 		fprintf(out, "warning: %llu events lost: more than %d journal devices\n",
 			(unsigned long long)delta->dropped_events,
 			BHSCOPE_MAX_DEVS);
+	if (!delta->lost_known)
+		fprintf(out, "lost: unknown: this kernel does not count the runs of classic tracepoint programs it skips (before 6.7); every figure may miss events\n");
+	else if (delta->lost_events)
+		fprintf(out, "warning: %llu events lost: the kernel skipped their programs (recursion_misses); every figure misses them\n",
+			(unsigned long long)delta->lost_events);
 	for (int i = 0; i < delta->nr_devs; i++)
 		text_device(out, ctx, delta, &delta->devs[i]);
 	fprintf(out, "\n");
@@ -292,6 +297,9 @@ struct json_object *jbd2_report_json(const struct jbd2_report_ctx *ctx,
 	json_object_object_add(o, "hz", json_object_new_int(ctx->hz));
 	json_object_object_add(o, "final", json_object_new_boolean(ctx->final));
 	add_u64(o, "dropped_events", delta->dropped_events);
+	/* null, not 0: the kernel does not count them (see the text) */
+	json_object_object_add(o, "lost_events", delta->lost_known ?
+			       json_object_new_uint64(delta->lost_events) : NULL);
 	probes = json_object_new_object();
 	json_object_object_add(probes, "batch_sleep", json_status(&ctx->batch_sleep));
 	json_object_object_add(probes, "checkpoints", json_status(&ctx->checkpoints));

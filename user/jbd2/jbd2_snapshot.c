@@ -103,6 +103,8 @@ int jbd2_snapshot_delta(struct jbd2_snapshot *out,
 	out->nr_cpus = cur->nr_cpus;
 	out->dropped_events = cur->dropped_events -
 			      (prev ? prev->dropped_events : 0);
+	out->lost_events = cur->lost_events - (prev ? prev->lost_events : 0);
+	out->lost_known = cur->lost_known && (!prev || prev->lost_known);
 	for (int i = 0; i < cur->nr_devs; i++) {
 		const struct jbd2_dev_snapshot *c = &cur->devs[i];
 		const struct jbd2_dev_snapshot *p =

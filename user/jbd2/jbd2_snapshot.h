@@ -6,6 +6,7 @@
 #ifndef BHSCOPE_JBD2_SNAPSHOT_H
 #define BHSCOPE_JBD2_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
 
@@ -21,6 +22,13 @@ struct jbd2_dev_snapshot {
 struct jbd2_snapshot {
 	int nr_cpus;
 	uint64_t dropped_events;	/* lost to full maps, all CPUs */
+	/*
+	 * Events whose program the kernel skipped (recursion_misses), on no
+	 * CPU in particular; unknown (lost_known false) when a program is of
+	 * a kind whose skipped runs this kernel does not count.
+	 */
+	uint64_t lost_events;
+	bool lost_known;
 	int nr_devs;
 	struct jbd2_dev_snapshot *devs;
 };

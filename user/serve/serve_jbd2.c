@@ -100,9 +100,14 @@ static const char *probe_why(const char *prog, void *arg)
 {
 	struct jbd2_priv *p = arg;
 
+	bool btf = bpf_program__autoload(p->skel->progs.btf_run_stats);
+
 	if (!strncmp(prog, "journal_stop_", 13))
 		return p->batch_sleep.why;
-	if (!strcmp(prog, "tp_checkpoint_stats"))
+	/* the flavour of the event programs that was not taken */
+	if (!strncmp(prog, btf ? "tp_" : "btf_", btf ? 3 : 4))
+		return NULL;
+	if (strstr(prog, "_checkpoint_stats"))
 		return p->checkpoints.why;
 	return "not loaded";
 }
@@ -378,6 +383,12 @@ static void jbd2_collect(struct serve_source *src, const struct serve_view *v,
 		    "jbd2 events lost because the per-device maps were full.");
 	prom_sample_u64(out, "bhscope_jbd2_dropped_events_total", NULL,
 			snap.dropped_events);
+	/* no sample where the kernel does not count them: unknown, not 0 */
+	prom_family(out, "bhscope_jbd2_lost_events_total", PROM_COUNTER,
+		    "jbd2 events in no figure: runs of their programs the kernel skipped (recursion_misses). Absent where the kernel does not count them (classic tracepoints before 6.7).");
+	if (snap.lost_known)
+		prom_sample_u64(out, "bhscope_jbd2_lost_events_total", NULL,
+				snap.lost_events);
 out:
 	free(rows);
 	free(devs);

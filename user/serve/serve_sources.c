@@ -34,10 +34,12 @@ void serve_probes_from_skeleton(struct serve_source *src,
 		const struct bpf_prog_skeleton *ps = &s->progs[i];
 		struct bpf_program *prog = *ps->prog;
 		bool up = ps->link && *ps->link;
+		const char *reason = up ? "" : why(ps->name, arg);
 		struct serve_probe *p;
 
 		/* a bare raw_tp is run by user space on demand, not a probe */
-		if (!strcmp(bpf_program__section_name(prog), "raw_tp"))
+		if (!strcmp(bpf_program__section_name(prog), "raw_tp") ||
+		    !reason)
 			continue;
 		p = &src->probes[src->nr_probes++];
 
@@ -45,10 +47,7 @@ void serve_probes_from_skeleton(struct serve_source *src,
 			 bpf_program__section_name(prog));
 		p->up = up;
 		p->prog_fd = up ? bpf_program__fd(prog) : -1;
-		p->why[0] = '\0';
-		if (!up)
-			snprintf(p->why, sizeof(p->why), "%s",
-				 why(ps->name, arg));
+		snprintf(p->why, sizeof(p->why), "%s", reason);
 	}
 }
 

@@ -15,7 +15,8 @@ typedef const char *(*serve_probe_why_fn)(const char *prog, void *arg);
 
 /*
  * One probe per program of an opened (maybe loaded) skeleton: up when it
- * has a link; the others get their reason from why.
+ * has a link; the others get their reason from why, or are no probe when
+ * it returns NULL (another flavour of a probe that runs).
  */
 void serve_probes_from_skeleton(struct serve_source *src,
 				const struct bpf_object_skeleton *s,
