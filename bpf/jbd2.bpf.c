@@ -262,16 +262,23 @@ static __always_inline void checkpoint_stats(__u32 dev, __u64 chp_jiffies,
 	s->chp_dropped += dropped;
 }
 
-/* BTF tracepoints: the event's arguments, as the kernel passes them. */
+/*
+ * BTF tracepoints: the event's arguments, as the kernel passes them. The
+ * verifier (6.12 on) takes every pointer argument for possibly NULL.
+ */
 
 static __always_inline __u32 journal_dev(const journal_t *journal)
 {
-	return journal->j_fs_dev->bd_dev;
+	const struct block_device *bdev = journal->j_fs_dev;
+
+	return bdev ? bdev->bd_dev : 0;
 }
 
 SEC("tp_btf/jbd2_start_commit")
 int BPF_PROG(btf_start_commit, journal_t *journal, transaction_t *t)
 {
+	if (!journal || !t)
+		return 0;
 	start_commit(journal_dev(journal), t->t_tid);
 	return 0;
 }
@@ -279,6 +286,8 @@ int BPF_PROG(btf_start_commit, journal_t *journal, transaction_t *t)
 SEC("tp_btf/jbd2_commit_flushing")
 int BPF_PROG(btf_commit_flushing, journal_t *journal, transaction_t *t)
 {
+	if (!journal || !t)
+		return 0;
 	commit_flushing(journal_dev(journal), t->t_tid);
 	return 0;
 }
@@ -286,6 +295,8 @@ int BPF_PROG(btf_commit_flushing, journal_t *journal, transaction_t *t)
 SEC("tp_btf/jbd2_end_commit")
 int BPF_PROG(btf_end_commit, journal_t *journal, transaction_t *t)
 {
+	if (!journal || !t)
+		return 0;
 	end_commit(journal_dev(journal), t->t_tid,
 		   BPF_CORE_READ_BITFIELD(t, t_synchronous_commit));
 	return 0;
@@ -295,7 +306,11 @@ SEC("tp_btf/jbd2_run_stats")
 int BPF_PROG(btf_run_stats, dev_t dev, tid_t tid,
 	     struct transaction_run_stats_s *stats)
 {
-	struct run_stats r = {
+	struct run_stats r;
+
+	if (!stats)
+		return 0;
+	r = (struct run_stats){
 		.phase = {
 			[JBD2_PHASE_WAIT] = stats->rs_wait,
 			[JBD2_PHASE_REQUEST_DELAY] = stats->rs_request_delay,
@@ -326,6 +341,8 @@ SEC("tp_btf/jbd2_checkpoint_stats")
 int BPF_PROG(btf_checkpoint_stats, dev_t dev, tid_t tid,
 	     struct transaction_chp_stats_s *stats)
 {
+	if (!stats)
+		return 0;
 	checkpoint_stats(dev, stats->cs_chp_time, stats->cs_forced_to_close,
 			 stats->cs_written, stats->cs_dropped);
 	return 0;

@@ -245,7 +245,8 @@ static void text_says_only_what_was_measured(void **state)
 }
 
 /* The figures of a probe that lost lookups and could not prove some. */
-static struct json_object *lossy_json(enum lru_mode mode, char **text)
+static struct json_object *lossy_json(enum lru_mode mode, bool known,
+				      char **text)
 {
 	struct lru_hooks sess = hooks_in(mode);
 	struct lru_snapshot prev = { .nr_cpus = NR_CPUS }, cur = prev, d;
@@ -264,9 +265,13 @@ static struct json_object *lossy_json(enum lru_mode mode, char **text)
 
 	assert_int_equal(lru_snapshot_set_counters(&prev, c0), 0);
 	prev.exit_misses = 7;
+	prev.entry_misses = 1;
+	prev.misses_known = true;
 	add_dev(&cur, RAM0, 10, 5);	/* 15 + 30 lookups */
 	assert_int_equal(lru_snapshot_set_counters(&cur, c1), 0);
 	cur.exit_misses = 10;
+	cur.entry_misses = 4;
+	cur.misses_known = known;
 	cur.emptied_misses = 2;
 	assert_int_equal(lru_snapshot_delta(&d, &cur, &prev), 0);
 	o = lru_report_json(&ctx, &d);
@@ -282,7 +287,7 @@ static struct json_object *lossy_json(enum lru_mode mode, char **text)
 static void lost_lookups_are_reported_and_marked(void **state)
 {
 	char *text;
-	struct json_object *o = lossy_json(LRU_MODE_FENTRY, &text);
+	struct json_object *o = lossy_json(LRU_MODE_FENTRY, true, &text);
 
 	(void)state;
 	/* fexit: skipped exits (recursion_misses) + exits that found it busy */
@@ -304,11 +309,31 @@ static void lost_lookups_are_reported_and_marked(void **state)
 static void kprobe_lost_lookups_are_entries_without_a_return(void **state)
 {
 	char *text;
-	struct json_object *o = lossy_json(LRU_MODE_KPROBE, &text);
+	struct json_object *o = lossy_json(LRU_MODE_KPROBE, true, &text);
 
 	(void)state;
-	/* 40 + 0 entries, 30 + 5 exits: 5 returns missing, + 2 busy */
-	assert_int_equal(json_object_get_int(get(o, "lost_lookups")), 5 + 2);
+	/*
+	 * 40 + 0 entries ran and 3 were skipped, 30 + 5 exits ran: 8 lookups
+	 * without a return, + 2 busy
+	 */
+	assert_int_equal(json_object_get_int(get(o, "lost_lookups")), 8 + 2);
+	assert_true(json_object_get_boolean(get(o, "lost_lookups_complete")));
+	assert_int_equal(json_object_get_int(get(o, "counters.entry_misses")), 3);
+	assert_null(strstr(text, "lower bound: this kernel"));
+	json_object_put(o);
+	free(text);
+}
+
+/* Where the kernel does not count skipped runs, lost is a lower bound. */
+static void uncounted_misses_make_lost_a_lower_bound(void **state)
+{
+	char *text;
+	struct json_object *o = lossy_json(LRU_MODE_KPROBE, false, &text);
+
+	(void)state;
+	assert_false(json_object_get_boolean(get(o, "lost_lookups_complete")));
+	assert_non_null(strstr(text, "lost: at least 10 lookups"));
+	assert_non_null(strstr(text, "lost is a lower bound"));
 	json_object_put(o);
 	free(text);
 }
@@ -336,6 +361,7 @@ int main(void)
 		cmocka_unit_test(text_says_only_what_was_measured),
 		cmocka_unit_test(lost_lookups_are_reported_and_marked),
 		cmocka_unit_test(kprobe_lost_lookups_are_entries_without_a_return),
+		cmocka_unit_test(uncounted_misses_make_lost_a_lower_bound),
 		cmocka_unit_test(lookups_in_a_clean_interval_are_exact),
 	};
 

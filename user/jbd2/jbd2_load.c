@@ -75,42 +75,84 @@ static int load_attach(uint32_t kdev, bool btf, bool with_batch_sleep,
 	return 0;
 }
 
+int jbd2_hook_parse(const char *s, enum jbd2_hook *hook)
+{
+	static const char *const names[] = {
+		[JBD2_HOOK_AUTO] = "auto",
+		[JBD2_HOOK_BTF] = "btf",
+		[JBD2_HOOK_TRACEPOINT] = "tracepoint",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(s, names[i])) {
+			*hook = i;
+			return 0;
+		}
+	return -1;
+}
+
 /*
- * Loads BTF tracepoints with the fentry/fexit pair first, then without the
- * pair, then classic tracepoints: whether a kind can run is only known by
- * really loading it. Keeps the reason of what failed for the report.
+ * Whether a kind of program can run is only known by really loading it:
+ * each flavour hook allows, BTF first, with the fentry/fexit pair, then
+ * without. Keeps the reason of what failed for the report.
  */
-struct jbd2_bpf *jbd2_load(uint32_t kdev, struct probe_status *batch_sleep,
+struct jbd2_bpf *jbd2_load(uint32_t kdev, enum jbd2_hook hook,
+			   struct probe_status *events,
+			   struct probe_status *batch_sleep,
 			   struct probe_status *checkpoints, int *errp)
 {
+	static const char *const flavour_name[] = { "tracepoint", "tp_btf" };
+	bool allowed[2], batch_tried = false;
 	struct jbd2_bpf *skel;
-	int err;
+	int err = -ENOENT;
+	const char *name;
 
 	if (env_tracepoint_exists("jbd2", "jbd2_checkpoint_stats"))
 		probe_status_from(checkpoints, "tracepoint jbd2:jbd2_checkpoint_stats");
 	else
 		probe_status_missing(checkpoints,
 				     "this kernel has no jbd2:jbd2_checkpoint_stats tracepoint");
-
-	err = load_attach(kdev, true, true, checkpoints->available, &skel);
-	if (!err) {
-		probe_status_from(batch_sleep, "fentry/fexit jbd2_journal_stop");
-		return skel;
+	allowed[true] = hook != JBD2_HOOK_TRACEPOINT;
+	allowed[false] = hook != JBD2_HOOK_BTF;
+	for (int btf = 1; btf >= 0; btf--) {
+		if (!allowed[btf])
+			continue;
+		err = load_attach(kdev, btf, true, checkpoints->available, &skel);
+		if (!err) {
+			probe_status_from(batch_sleep, "fentry/fexit jbd2_journal_stop");
+			goto loaded;
+		}
+		if (!batch_tried) {
+			batch_sleep->available = false;
+			probe_reason(batch_sleep->why, sizeof(batch_sleep->why),
+				     "fentry/fexit", "jbd2_journal_stop", err);
+			batch_tried = true;
+		}
+		err = load_attach(kdev, btf, false, checkpoints->available, &skel);
+		if (!err)
+			goto loaded;
+		if (err == -EACCES)	/* from BPF_PROG_LOAD: the verifier */
+			snprintf(events->why, sizeof(events->why),
+				 "the verifier rejected the %s programs for the jbd2 tracepoints (BHSCOPE_DEBUG=1 prints its log)",
+				 flavour_name[btf]);
+		else
+			probe_reason(events->why, sizeof(events->why),
+				     flavour_name[btf], "the jbd2 tracepoints",
+				     err);
 	}
-	batch_sleep->available = false;
-	probe_reason(batch_sleep->why, sizeof(batch_sleep->why),
-		     "fentry/fexit", "jbd2_journal_stop", err);
-	err = load_attach(kdev, true, false, checkpoints->available, &skel);
-	if (err)
-		err = load_attach(kdev, false, false, checkpoints->available,
-				  &skel);
-	if (!err)
-		return skel;
+	events->available = false;
 	fprintf(stderr, "bhscope: loading the jbd2 BPF programs failed: %s\n",
-		strerror(-err));
+		events->why);
 	if (errp)
 		*errp = err;
 	return NULL;
+loaded:
+	name = flavour_name[bpf_program__autoload(skel->progs.btf_run_stats)];
+	probe_status_from(events, "%s jbd2:*", name);
+	if (checkpoints->available)
+		probe_status_from(checkpoints, "%s jbd2:jbd2_checkpoint_stats",
+				  name);
+	return skel;
 }
 
 static int read_dropped(struct jbd2_bpf *skel, struct jbd2_snapshot *snap)

@@ -14,17 +14,30 @@
 
 struct jbd2_bpf;
 
+/* Which programs give the events (bhscope jbd2 --hook). */
+enum jbd2_hook {
+	JBD2_HOOK_AUTO,		/* BTF tracepoints where allowed, else classic */
+	JBD2_HOOK_BTF,		/* tp_btf: every skipped run counted */
+	JBD2_HOOK_TRACEPOINT,	/* classic: skipped under a busy CPU's guard */
+};
+
+/* "auto", "btf" or "tracepoint" into *hook; -1 for anything else. */
+int jbd2_hook_parse(const char *s, enum jbd2_hook *hook);
+
 /* The first jbd2 tracepoint the programs need that this kernel lacks, or NULL. */
 const char *jbd2_missing_tracepoint(void);
 
 /*
- * Opens, loads and attaches the jbd2 programs for kdev (0: every journal).
- * Tries BTF tracepoints with the fentry/fexit pair on jbd2_journal_stop
- * first, then without the pair, then classic tracepoints; batch_sleep and
- * checkpoints say what ran and why not. Returns NULL after printing one line on stderr when even the
- * tracepoints fail; *err (optional) then holds the negative errno.
+ * Opens, loads and attaches the jbd2 programs for kdev (0: every journal),
+ * from the tracepoints hook names: for each flavour it allows (BTF first),
+ * with the fentry/fexit pair on jbd2_journal_stop, then without. events,
+ * batch_sleep and checkpoints say what ran and why not. Returns NULL after
+ * printing one line on stderr when no flavour loads; *err (optional) then
+ * holds the negative errno.
  */
-struct jbd2_bpf *jbd2_load(uint32_t kdev, struct probe_status *batch_sleep,
+struct jbd2_bpf *jbd2_load(uint32_t kdev, enum jbd2_hook hook,
+			   struct probe_status *events,
+			   struct probe_status *batch_sleep,
 			   struct probe_status *checkpoints, int *err);
 
 /*

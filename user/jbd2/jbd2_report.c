@@ -175,6 +175,9 @@ static struct json_object *json_status(const struct probe_status *st)
 
 	json_object_object_add(o, "available",
 			       json_object_new_boolean(st->available));
+	if (st->available && st->source[0])
+		json_object_object_add(o, "source",
+				       json_object_new_string(st->source));
 	if (!st->available)
 		json_object_object_add(o, "reason",
 				       json_object_new_string(st->why));
@@ -301,6 +304,7 @@ struct json_object *jbd2_report_json(const struct jbd2_report_ctx *ctx,
 	json_object_object_add(o, "lost_events", delta->lost_known ?
 			       json_object_new_uint64(delta->lost_events) : NULL);
 	probes = json_object_new_object();
+	json_object_object_add(probes, "events", json_status(&ctx->events));
 	json_object_object_add(probes, "batch_sleep", json_status(&ctx->batch_sleep));
 	json_object_object_add(probes, "checkpoints", json_status(&ctx->checkpoints));
 	json_object_object_add(o, "probes", probes);

@@ -19,6 +19,7 @@ struct jbd2_report_ctx {
 	bool cpu_hists;		/* JSON: per CPU, the histograms too */
 	bool timestamps;
 	bool final;		/* the last report (count reached or signal) */
+	struct probe_status events;	/* the tracepoint programs' flavour */
 	struct probe_status batch_sleep;
 	struct probe_status checkpoints;
 };

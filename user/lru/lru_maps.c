@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "lib/bpf_on_cpus.h"
+#include "lib/prog_misses.h"
 #include "lru.skel.h"
 #include "lru/lru_load.h"
 
@@ -116,29 +117,49 @@ static int read_buckets(const struct lru_session *s, struct lru_snapshot *snap,
 	return err;
 }
 
+/* Which attached programs prog_misses_of() sums. */
+enum misses_of { LOOKUP_ENTRY, LOOKUP_EXIT, SEES_EMPTIED };
+
+static bool is(const struct lru_attached *a, enum misses_of which)
+{
+	switch (which) {
+	case LOOKUP_ENTRY:
+		return a->per_lookup && !a->lookup_exit;
+	case LOOKUP_EXIT:
+		return a->lookup_exit;
+	default:
+		return a->sees_emptied;
+	}
+}
+
 /*
- * Runs the kernel skipped, of the lookup's exit programs (exit) or of
- * those that see LRUs emptied (!exit): its recursion guard (a second run
- * on the CPU while the first is inside the program, preempted; or, for a
- * tracepoint, another program busy there) counts them in the program's
- * recursion_misses (5.12+).
+ * Runs the kernel skipped of the attached programs of one role: its
+ * recursion guard (a second run on the CPU while the first is inside the
+ * program, preempted; for kprobes and classic tracepoints, also any BPF
+ * program or map copy busy there) counts them in recursion_misses.
  */
-static uint64_t prog_misses(const struct lru_session *s, bool exit)
+static uint64_t prog_misses_of(const struct lru_session *s,
+			       enum misses_of which)
 {
 	uint64_t n = 0;
 
+	for (int i = 0; i < s->nr_att; i++)
+		if (s->att[i].link && is(&s->att[i], which))
+			n += prog_misses(s->att[i].prog);
+	return n;
+}
+
+/* Whether the kernel counts the skipped runs of every program that runs. */
+static bool misses_known(const struct lru_session *s)
+{
 	for (int i = 0; i < s->nr_att; i++) {
 		const struct lru_attached *a = &s->att[i];
-		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
 
-		if ((exit ? !a->lookup_exit : !a->sees_emptied) ||
-		    bpf_obj_get_info_by_fd(bpf_program__fd(a->prog),
-					   &info, &len))
-			continue;
-		n += info.recursion_misses;
+		if (a->link && (a->per_lookup || a->sees_emptied) &&
+		    !prog_misses_counted(a->prog))
+			return false;
 	}
-	return n;
+	return true;
 }
 
 int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
@@ -160,8 +181,10 @@ int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
 		goto out;
 	}
 	/* before the counts: a skip after them shows in the next read */
-	snap->exit_misses = prog_misses(s, true);
-	snap->emptied_misses = prog_misses(s, false);
+	snap->entry_misses = prog_misses_of(s, LOOKUP_ENTRY);
+	snap->exit_misses = prog_misses_of(s, LOOKUP_EXIT);
+	snap->emptied_misses = prog_misses_of(s, SEES_EMPTIED);
+	snap->misses_known = misses_known(s);
 	err = read_buckets(s, snap, runs);
 	while (!err && !bpf_map_get_next_key(stats_fd, prev, &next)) {
 		key = next;

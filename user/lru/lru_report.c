@@ -126,10 +126,13 @@ static void text_missing(FILE *out, const struct lru_report_ctx *ctx,
 	if (!all)
 		return;
 	fprintf(out, "unsynced: %llu lookups (%.2f%%), outcome not provable; "
-		"lost: %llu lookups (%.2f%%), no probe counted them%s\n",
+		"lost: %s%llu lookups (%.2f%%), no probe counted them%s\n",
 		(unsigned long long)uns, 100.0 * uns / all,
+		delta->misses_known ? "" : "at least ",
 		(unsigned long long)lost, 100.0 * lost / all,
 		lost ? ": every figure above misses them" : "");
+	if (!delta->misses_known)
+		fprintf(out, "lost is a lower bound: this kernel does not count the runs of kprobe and tracepoint programs it skips (before 6.7)\n");
 }
 
 static void text_counters(FILE *out, const struct lru_report_ctx *ctx,
@@ -373,6 +376,8 @@ static struct json_object *json_counters(const struct lru_report_ctx *ctx,
 	add_u64(o, "untracked_device_lookups", c.devs_dropped);
 	json_object_object_add(o, "lookups_lost_busy", lk ?
 			       json_object_new_uint64(c.lookups_lost) : NULL);
+	json_object_object_add(o, "entry_misses", lk ?
+			       json_object_new_uint64(delta->entry_misses) : NULL);
 	json_object_object_add(o, "exit_misses", lk ?
 			       json_object_new_uint64(delta->exit_misses) : NULL);
 	json_object_object_add(o, "emptied_misses", lk ?
@@ -433,6 +438,7 @@ static void json_missing(struct json_object *o,
 
 	if (!has_lookups(ctx)) {
 		json_object_object_add(o, "lost_lookups", NULL);
+		json_object_object_add(o, "lost_lookups_complete", NULL);
 		json_object_object_add(o, "unsynced_lookups", NULL);
 		json_object_object_add(o, "whatif_exact_sizes", NULL);
 		json_object_object_add(o, "whatif_above", NULL);
@@ -443,6 +449,9 @@ static void json_missing(struct json_object *o,
 	uns = unsynced_all(total, &c);
 	all = total->lookups + c.unsynced_nodev + lost;
 	add_u64(o, "lost_lookups", lost);
+	/* false: a lower bound, the kernel does not count skipped runs */
+	json_object_object_add(o, "lost_lookups_complete",
+			       json_object_new_boolean(delta->misses_known));
 	add_u64(o, "unsynced_lookups", uns);
 	json_object_object_add(o, "lost_share",
 			       json_out_double(all ? (double)lost / all : NAN));

@@ -140,9 +140,12 @@ uint64_t lru_snapshot_lost(const struct lru_snapshot *s, bool by_entries)
 	lost = c.lookups_lost;
 	if (!by_entries)
 		return lost + s->exit_misses;
-	/* an exit that found the state busy ran, and is lookups_lost */
-	if (c.entries > c.exits)
-		lost += c.entries - c.exits;
+	/*
+	 * Every lookup runs its entry probe or has it skipped; an exit that
+	 * ran counted it (an exit that found the state busy is lookups_lost).
+	 */
+	if (c.entries + s->entry_misses > c.exits)
+		lost += c.entries + s->entry_misses - c.exits;
 	return lost;
 }
 
@@ -205,6 +208,9 @@ int lru_snapshot_delta(struct lru_snapshot *out,
 	if (out->nr_devs)	/* devs is NULL then: qsort's is nonnull */
 		qsort(out->devs, out->nr_devs, sizeof(*out->devs), by_kdev);
 	out->exit_misses = cur->exit_misses - (prev ? prev->exit_misses : 0);
+	out->entry_misses = cur->entry_misses -
+			    (prev ? prev->entry_misses : 0);
+	out->misses_known = cur->misses_known && (!prev || prev->misses_known);
 	out->emptied_misses = cur->emptied_misses -
 			      (prev ? prev->emptied_misses : 0);
 	err = delta_counters(out, cur, prev);

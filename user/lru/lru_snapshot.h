@@ -30,6 +30,17 @@ struct lru_snapshot {
 	 */
 	uint64_t exit_misses;
 	/*
+	 * Runs of the entry probes the kernel skipped (kprobe mode: a lookup
+	 * whose entry and exit were both skipped is in no count but these).
+	 */
+	uint64_t entry_misses;
+	/*
+	 * Whether the kernel counts the skipped runs of every program that
+	 * runs: kprobes and classic tracepoints before 6.7 do not, and the
+	 * lost count is then a lower bound.
+	 */
+	bool misses_known;
+	/*
 	 * Runs of the programs that see LRUs emptied the kernel skipped: the
 	 * model may have missed an emptying, after which a lone entry
 	 * refilled looks like a hit (or, with bhtune, any slot may be off).
@@ -71,8 +82,9 @@ void lru_snapshot_counters_total(const struct lru_snapshot *s,
 /*
  * Lookups that ran but were counted nowhere: exit probes skipped by the
  * kernel or by another probe in flight on the CPU, and (kprobe mode,
- * by_entries) entries without an exit (a kretprobe instance missed, or
- * a lookup still running when the snapshot was read).
+ * by_entries) lookups whose entry ran or was skipped without an exit (a
+ * kretprobe instance missed or skipped, or a lookup still running when the
+ * snapshot was read). A lower bound unless s->misses_known.
  */
 uint64_t lru_snapshot_lost(const struct lru_snapshot *s, bool by_entries);
 

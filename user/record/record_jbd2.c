@@ -24,7 +24,8 @@ void record_jbd2_start(struct record_jbd2 *r, uint32_t kdev, int nr_cpus,
 		probe_status_missing(st, "the kernel's HZ is unknown");
 		return;
 	}
-	r->skel = jbd2_load(kdev, &r->ctx.batch_sleep, &r->ctx.checkpoints,
+	r->skel = jbd2_load(kdev, JBD2_HOOK_AUTO, &r->ctx.events,
+			    &r->ctx.batch_sleep, &r->ctx.checkpoints,
 			    NULL);
 	if (!r->skel) {
 		probe_status_missing(st, "loading the jbd2 BPF programs failed (see above)");

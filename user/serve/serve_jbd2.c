@@ -27,6 +27,7 @@
 
 struct jbd2_priv {
 	struct jbd2_bpf *skel;
+	struct probe_status events;
 	struct probe_status batch_sleep;
 	struct probe_status checkpoints;
 	double le_us[BHSCOPE_LOG2_SLOTS];
@@ -126,7 +127,8 @@ static int jbd2_start(struct serve_source *src, int nr_cpus)
 	prom_log2_le_truncated(p->le_us, BHSCOPE_LOG2_SLOTS, 1e6);
 	prom_log2_le_counts(p->le_count, BHSCOPE_LOG2_SLOTS, 1);
 	if (!missing) {
-		p->skel = jbd2_load(0, &p->batch_sleep, &p->checkpoints, &err);
+		p->skel = jbd2_load(0, JBD2_HOOK_AUTO, &p->events,
+				    &p->batch_sleep, &p->checkpoints, &err);
 		if (p->skel) {
 			serve_probes_from_skeleton(src, p->skel->skeleton,
 						   probe_why, p);

@@ -340,6 +340,10 @@ static void write_lost(const struct lru_session *s,
 		    "Lookups the tracer lost (no probe counted them): every other LRU figure misses them.");
 	prom_sample_u64(out, name, NULL,
 			lru_snapshot_lost(snap, s->hooks.mode == LRU_MODE_KPROBE));
+	prom_family(out, "bhscope_lru_lost_lookups_complete", PROM_GAUGE,
+		    "1 when the kernel counts every probe run it skips; 0: bhscope_lru_lost_lookups_total is a lower bound (kprobes and classic tracepoints before 6.7).");
+	prom_sample_u64(out, "bhscope_lru_lost_lookups_complete", NULL,
+			snap->misses_known);
 	lru_snapshot_counters_total(snap, &t);
 	prom_family(out, "bhscope_lru_unsynced_unknown_device_total", PROM_COUNTER,
 		    "Unclassified lookups whose device is not known (kprobe mode: nothing returned after a context switch).");
