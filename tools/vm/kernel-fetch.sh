@@ -71,7 +71,7 @@ headers=linux-headers-$kver
 deps=$(apt-cache show "$headers=$pkgver" | awk '/^Depends:/ {sub(/^Depends: /, ""); print; exit}')
 [[ -n $deps ]] || die "cannot read Depends of $headers=$pkgver"
 mapfile -t extra < <(tr ',|' '\n' <<<"$deps" | awk '{print $1}' |
-	grep -E '^linux-(headers-.*-common|kbuild-.*)$' | sort -u)
+	grep -E '^linux-(headers-.*-common(-rt)?|kbuild-.*)$' | sort -u)
 ((${#extra[@]} == 2)) || die "expected a -common and a kbuild package in Depends of $headers: $deps"
 pkgs=("$image" "$headers" "${extra[@]}")
 

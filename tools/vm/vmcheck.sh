@@ -315,6 +315,8 @@ run_guest() {
 	VM_OUT=$VM_BUILD/$series
 	VM_GUEST_VARIANT=default
 	[[ $label == *+full ]] && VM_GUEST_VARIANT=full
+	# PREEMPT_RT kernels: only the tests that ask for them, as +full
+	[[ $series == *-rt ]] && VM_GUEST_VARIANT=rt
 	GUEST_APPEND=
 	[[ $VM_GUEST_VARIANT == full ]] && GUEST_APPEND=preempt=full
 	RUN_OUT=$VM_BUILD/$label
