@@ -5,8 +5,8 @@
 # dirsync fs_mark writers commit hundreds of transactions. The kernel's
 # own count (/proc/fs/jbd2/<dev>/info, which shares no code with the
 # probes) is the oracle. With the default hook (BTF tracepoints, which
-# that guard does not stop) bhscope must count every transaction and
-# report 0 lost; with classic tracepoints it must count no more than the
+# that guard does not stop) bhscope must count every transaction or report
+# it among its lost events; with classic tracepoints it must count no more than the
 # kernel, and what it misses must be within its lost events, or lost must
 # be unknown (null) on a kernel that does not count them (before 6.7).
 # vm-also: full
@@ -62,8 +62,12 @@ run() {
 run auto
 jq -e '.probes.events.source | startswith("tp_btf")' "jbd2-auto.json" >/dev/null ||
 	fail "the default hook is not BTF tracepoints here: $(BHSCOPE_DEBUG=1 "$REPO/build/bhscope" jbd2 --hook=btf -d ram0 1 1 2>&1 | grep -v '^libbpf: \(loading\|elf\|sec\|map\|prog\|CO-RE\|struct_ops\)' | tail -n 25)"
-[[ $LOST == 0 ]] || fail "BTF tracepoints lost $LOST events beside busy map readers"
-((TX == KTX)) || fail "bhscope counted $TX transactions, the kernel $KTX, with 0 lost"
+# the map readers' guard does not stop them; a rare recursion (seen under
+# preempt=full) may, and is counted: every transaction counted or lost
+[[ $LOST != null ]] || fail "BTF tracepoints: lost is unknown, the kernel counts their misses"
+((TX <= KTX && TX + LOST >= KTX)) ||
+	fail "bhscope counted $TX transactions and $LOST lost events, the kernel $KTX"
+((LOST > 0 || TX == KTX)) || fail "bhscope counted $TX transactions, the kernel $KTX, with 0 lost"
 ((KTX >= 150)) || fail "only $KTX transactions: the workload did not commit as expected"
 
 run tracepoint
