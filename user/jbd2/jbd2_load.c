@@ -75,6 +75,11 @@ static int load_attach(uint32_t kdev, bool btf, bool with_batch_sleep,
 	return 0;
 }
 
+bool jbd2_events_are_btf(const struct jbd2_bpf *skel)
+{
+	return bpf_program__autoload(skel->progs.btf_run_stats);
+}
+
 int jbd2_hook_parse(const char *s, enum jbd2_hook *hook)
 {
 	static const char *const names[] = {
@@ -147,7 +152,7 @@ struct jbd2_bpf *jbd2_load(uint32_t kdev, enum jbd2_hook hook,
 		*errp = err;
 	return NULL;
 loaded:
-	name = flavour_name[bpf_program__autoload(skel->progs.btf_run_stats)];
+	name = flavour_name[jbd2_events_are_btf(skel)];
 	probe_status_from(events, "%s jbd2:*", name);
 	if (checkpoints->available)
 		probe_status_from(checkpoints, "%s jbd2:jbd2_checkpoint_stats",

@@ -6,6 +6,7 @@
 #ifndef BHSCOPE_JBD2_LOAD_H
 #define BHSCOPE_JBD2_LOAD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "lib/devname.h"
@@ -20,6 +21,9 @@ enum jbd2_hook {
 	JBD2_HOOK_BTF,		/* tp_btf: every skipped run counted */
 	JBD2_HOOK_TRACEPOINT,	/* classic: skipped under a busy CPU's guard */
 };
+
+/* Whether the loaded event programs are BTF tracepoints (else classic). */
+bool jbd2_events_are_btf(const struct jbd2_bpf *skel);
 
 /* "auto", "btf" or "tracepoint" into *hook; -1 for anything else. */
 int jbd2_hook_parse(const char *s, enum jbd2_hook *hook);

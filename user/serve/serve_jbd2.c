@@ -101,7 +101,7 @@ static const char *probe_why(const char *prog, void *arg)
 {
 	struct jbd2_priv *p = arg;
 
-	bool btf = bpf_program__autoload(p->skel->progs.btf_run_stats);
+	bool btf = jbd2_events_are_btf(p->skel);
 
 	if (!strncmp(prog, "journal_stop_", 13))
 		return p->batch_sleep.why;
