@@ -94,3 +94,25 @@ wait_for_file_lines() {
 	done
 	return 1
 }
+
+# prog_ids_of PID: the BPF programs a process holds (its fds' prog_id).
+prog_ids_of() {
+	grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2> /dev/null | awk '{ print $2 }' | sort -un
+}
+
+# progs_left SECONDS ID...: the IDs still loaded after waiting up to
+# SECONDS for them to go. The kernel frees a detached tracing or
+# raw-tracepoint program after an RCU grace period, not at close, and two
+# busy guests beside the tests stretch that past 3 s.
+progs_left() {
+	local i id left
+	for ((i = 0; i <= $1 * 10; i++)); do
+		left=
+		for id in "${@:2}"; do
+			bpftool prog show id "$id" > /dev/null 2>&1 && left+=" $id"
+		done
+		[[ -z $left ]] && break
+		sleep 0.1
+	done
+	echo "$left"
+}

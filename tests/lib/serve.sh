@@ -68,10 +68,6 @@ series_value() {
 http_code() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@" || true; }
 
 # The BPF program ids a process holds, from /proc/PID/fdinfo.
-prog_ids_of() {
-	grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2> /dev/null | awk '{ print $2 }' | sort -un
-}
-
 # kdev_of NAME: the kernel dev_t of a block device, as the BPF maps key it.
 kdev_of() {
 	local mm

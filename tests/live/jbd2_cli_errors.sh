@@ -29,11 +29,14 @@ on_exit "rm -f '$out'"
 check count_gives_that_many_reports test "$(wc -l < "$out")" -eq 3
 check last_report_is_final bash -c 'tail -n 1 "$0" | grep -q "\"final\":true"' "$out"
 
-# SIGTERM mid-interval still prints the interval and exits 0.
+# SIGTERM mid-interval still prints the interval and exits 0, and leaves
+# none of its programs loaded.
+ids=
 for sig in INT TERM; do
 	"$BHSCOPE" jbd2 -j 30 > "$out" &
 	pid=$!
 	sleep 1.5
+	ids+=" $(prog_ids_of "$pid")"
 	kill -"$sig" "$pid"
 	rc=0
 	wait "$pid" || rc=$?
@@ -41,16 +44,9 @@ for sig in INT TERM; do
 	check "sig${sig,,}_prints_final_report" grep -q '"final":true' "$out"
 done
 
-# Nothing of ours stays loaded once bhscope has exited (the kernel frees a
-# BTF tracepoint's program after an RCU grace period: up to 3 s).
-ours_loaded() {
-	bpftool prog show | grep -qE "(btf|tp)_(run_stats|end_commit)"
-}
+check programs_attached_while_tracing test -n "${ids// /}"
 if command -v bpftool > /dev/null; then
-	for _ in $(seq 30); do
-		ours_loaded || break
-		sleep 0.1
-	done
-	check no_programs_left_attached bash -c "! $(declare -f ours_loaded); ours_loaded"
+	# shellcheck disable=SC2086 # one ID a word
+	check no_programs_left_attached test -z "$(progs_left 15 $ids)"
 fi
 finish

@@ -49,16 +49,8 @@ wait "$SERVE_PID" || rc=$?
 check sigterm_exits_0 test "$rc" -eq 0
 check stderr_has_no_errors_but_known_probe_reasons \
 	bash -c "! grep -v -e 'not attached' -e 'serving' '$SERVE_LOG'"
-# The kernel frees a detached raw-tracepoint link's program after an RCU
-# grace period, not at close: give it 3 s to drop what SIGTERM detached.
-for _ in $(seq 30); do
-	left=
-	for id in $ids; do
-		bpftool prog show id "$id" > /dev/null 2>&1 && left+=" $id"
-	done
-	[ -z "$left" ] && break
-	sleep 0.1
-done
+# shellcheck disable=SC2086 # one ID a word
+left=$(progs_left 15 $ids)
 check sigterm_detaches_every_program test -z "$left"
 check sigterm_removes_the_textfile test ! -e "$textdir/bhscope.prom"
 
