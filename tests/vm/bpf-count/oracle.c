@@ -3,7 +3,10 @@
  * bhvm-oracle: counts, per CPU, the calls of the buffer-head lookup
  * function(s) and the block:block_touch_buffer events of one device until
  * SIGINT or SIGTERM, then prints one JSON line:
- *   {"calls":[per CPU],"touches":[per CPU],"misses":N}
+ *   {"calls":[per CPU],"touches":[per CPU],"found":[per CPU],
+ *    "absent":[per CPU],"misses":N}
+ * found and absent (the lookups that returned a bh or none) with fentry
+ * only; all 0 with kprobe.
  * misses: runs of its own programs the kernel skipped (recursion_misses),
  * so a test can allow for them.
  *
@@ -51,10 +54,11 @@ static void print_array(const char *name, const unsigned long long *v, int n)
 
 int main(int argc, char **argv)
 {
-	struct bpf_link *links[4] = {};
+	struct bpf_link *links[6] = {};
 	char *funcs[2] = {}, *comma;
 	struct bpf_object *obj;
-	unsigned long long *calls, *touches;
+	static const char *const names[] = { "calls", "touches", "found", "absent" };
+	unsigned long long *counts[4] = {};
 	int ncpu = libbpf_num_possible_cpus(), nl = 0, err = 1, sig;
 	sigset_t stop_signals;
 	__u32 key, dev = strtoul(argc > 3 ? argv[3] : "0", NULL, 0);
@@ -86,11 +90,17 @@ int main(int argc, char **argv)
 	bpf_program__set_autoload(prog(obj, "calls_a"), fentry);
 	bpf_program__set_autoload(prog(obj, "calls_b"), fentry && funcs[1]);
 	bpf_program__set_autoload(prog(obj, "calls_kprobe"), !fentry);
+	bpf_program__set_autoload(prog(obj, "returns_a"), fentry);
+	bpf_program__set_autoload(prog(obj, "returns_b"), fentry && funcs[1]);
 	if (fentry) {
 		bpf_program__set_attach_target(prog(obj, "calls_a"), 0, funcs[0]);
-		if (funcs[1])
+		bpf_program__set_attach_target(prog(obj, "returns_a"), 0, funcs[0]);
+		if (funcs[1]) {
 			bpf_program__set_attach_target(prog(obj, "calls_b"), 0,
 						       funcs[1]);
+			bpf_program__set_attach_target(prog(obj, "returns_b"), 0,
+						       funcs[1]);
+		}
 	}
 	if (bpf_object__load(obj)) {
 		fprintf(stderr, "bhvm-oracle: load: %s\n", strerror(errno));
@@ -98,8 +108,11 @@ int main(int argc, char **argv)
 	}
 	if (fentry) {
 		links[nl++] = bpf_program__attach(prog(obj, "calls_a"));
-		if (funcs[1])
+		links[nl++] = bpf_program__attach(prog(obj, "returns_a"));
+		if (funcs[1]) {
 			links[nl++] = bpf_program__attach(prog(obj, "calls_b"));
+			links[nl++] = bpf_program__attach(prog(obj, "returns_b"));
+		}
 	} else {
 		for (int i = 0; i < 2 && funcs[i]; i++)
 			links[nl++] = bpf_program__attach_kprobe(
@@ -123,26 +136,23 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &stop_signals, NULL);
 	fprintf(stderr, "ready\n");
 	sigwait(&stop_signals, &sig);
-	calls = calloc(ncpu, sizeof(*calls));
-	touches = calloc(ncpu, sizeof(*touches));
-	key = 0;
-	if (!calls || !touches ||
-	    bpf_map_lookup_elem(bpf_map__fd(bpf_object__find_map_by_name(obj, "counts")),
-				&key, calls))
-		goto out;
-	key = 1;
-	if (bpf_map_lookup_elem(bpf_map__fd(bpf_object__find_map_by_name(obj, "counts")),
-				&key, touches))
-		goto out;
 	printf("{");
-	print_array("calls", calls, ncpu);
-	printf(",");
-	print_array("touches", touches, ncpu);
-	printf(",\"misses\":%llu}\n", misses(obj));
+	for (key = 0; key < 4; key++) {
+		counts[key] = calloc(ncpu, sizeof(**counts));
+		if (!counts[key] ||
+		    bpf_map_lookup_elem(bpf_map__fd(bpf_object__find_map_by_name(obj, "counts")),
+					&key, counts[key]))
+			goto out;
+		print_array(names[key], counts[key], ncpu);
+		printf(",");
+	}
+	printf("\"misses\":%llu}\n", misses(obj));
 	err = 0;
 out:
 	for (int i = 0; i < nl; i++)
 		bpf_link__destroy(links[i]);
+	for (int i = 0; i < 4; i++)
+		free(counts[i]);
 	bpf_object__close(obj);
 	return err;
 }
