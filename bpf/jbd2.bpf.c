@@ -48,17 +48,23 @@ struct {
 	__type(value, struct jbd2_journal_state);
 } journal_state SEC(".maps");
 
-/* A sync handle inside jbd2_journal_stop(), by thread. */
+/*
+ * A sync handle inside jbd2_journal_stop(), kept with its task: an entry
+ * whose exit never ran (the kernel skipped it) is overwritten by the
+ * task's next one and freed with the task, never filling a map, and an
+ * exit takes only its own call's entry (the same handle).
+ */
 struct stop_entry {
+	__u64 handle;		/* the handle_t's address; 0: none open */
 	__u64 start_ns;
 	__u32 dev;
 	__u32 pad;
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct stop_entry);
 } stop_start SEC(".maps");
 
@@ -415,35 +421,41 @@ int tp_checkpoint_stats(struct trace_event_raw_jbd2_checkpoint_stats *ctx)
 SEC("fentry/jbd2_journal_stop")
 int BPF_PROG(journal_stop_entry, handle_t *handle)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct stop_entry e = {};
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct stop_entry *e;
+	__u32 dev;
 
 	if (!BPF_CORE_READ_BITFIELD(handle, h_sync))
 		return 0;
 	/* The handle is freed by the time fexit runs: take the dev now. */
-	e.dev = BPF_CORE_READ(handle, h_transaction, t_journal, j_fs_dev,
-			      bd_dev);
-	if (target_dev && e.dev != target_dev)
+	dev = BPF_CORE_READ(handle, h_transaction, t_journal, j_fs_dev, bd_dev);
+	if (target_dev && dev != target_dev)
 		return 0;
-	e.start_ns = bpf_ktime_get_ns();
-	bpf_map_update_elem(&stop_start, &tid, &e, BPF_ANY);
+	e = bpf_task_storage_get(&stop_start, task, NULL,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!e)
+		return 0;
+	e->dev = dev;
+	e->start_ns = bpf_ktime_get_ns();
+	e->handle = (__u64)handle;
 	return 0;
 }
 
 SEC("fexit/jbd2_journal_stop")
 int BPF_PROG(journal_stop_exit, handle_t *handle, int ret)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct stop_entry *e;
 	struct jbd2_dev_stats *s;
 	__u64 ns;
 
-	e = bpf_map_lookup_elem(&stop_start, &tid);
-	if (!e)
+	e = bpf_task_storage_get(&stop_start, task, NULL, 0);
+	/* not this call's entry: skipped, or not a sync handle */
+	if (!e || e->handle != (__u64)handle)
 		return 0;
+	e->handle = 0;
 	ns = bpf_ktime_get_ns() - e->start_ns;
 	s = stats_of(e->dev);
-	bpf_map_delete_elem(&stop_start, &tid);
 	if (!s)
 		return 0;
 	s->batch_stops++;

@@ -9,7 +9,7 @@
 # it among its lost events; with classic tracepoints it must count no more than the
 # kernel, and what it misses must be within its lost events, or lost must
 # be unknown (null) on a kernel that does not count them (before 6.7).
-# vm-also: full
+# vm-also: full rt
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
 . "$REPO/tests/lib/guest.sh"
@@ -69,6 +69,17 @@ jq -e '.probes.events.source | startswith("tp_btf")' "jbd2-auto.json" >/dev/null
 	fail "bhscope counted $TX transactions and $LOST lost events, the kernel $KTX"
 ((LOST > 0 || TX == KTX)) || fail "bhscope counted $TX transactions, the kernel $KTX, with 0 lost"
 ((KTX >= 150)) || fail "only $KTX transactions: the workload did not commit as expected"
+# Each sync handle's stop is timed from its own entry: the kernel sleeps at
+# most max_batch_time (15 ms) there, so no stop takes a second (an exit
+# paired with an older entry of its thread would).
+batch=$(jq -c '[.devices[] | select(.dev == "1:0")] | first
+	| {stops: .batch_sleep.sync_stops,
+	   longest: ([.batch_sleep.us_hist[]?.high] | max // 0)}' "jbd2-auto.json" | tail -n 1)
+echo "batching sleeps: $batch"
+if [[ $(jq -r '.stops' <<<"$batch") != null ]]; then
+	jq -e '.stops > 0 and .longest < 1000000' <<<"$batch" >/dev/null ||
+		fail "the batching sleep is timed wrong: $batch"
+fi
 
 run tracepoint
 ((TX <= KTX)) || fail "classic tracepoints: $TX transactions, more than the kernel's $KTX"
