@@ -16,7 +16,10 @@
  *   kprobe + kretprobe on the lookup    backports), else __find_get_block
  *                                       and __find_get_block_nonatomic
  *   fentry/kprobe on invalidate_bh_lrus{,_cpu} and bh_lru_install where
- *                                       they are symbols (counters only)
+ *                                       they are symbols (counters), and
+ *                                       where an LRU is emptied next
+ *                                       (invalidate_bh_lru, the IPI body;
+ *                                       buffer_exit_cpu_dead)
  *   tracepoint block:block_touch_buffer hits only: no fentry, no kprobes
  *                                       (BTF tracepoint, else classic)
  *   tracepoints bhtune:*                bhtune.ko owns the LRU
@@ -29,8 +32,8 @@
  * is the one change an interrupt makes, and it empties the LRU, which the
  * shadow sees. A change the model did not see (a lookup whose exit ran
  * elsewhere) is found at the next entry here, and the model starts from
- * the LRU as it is. Left undetected: several unseen changes that leave
- * slots 0 and 1 as they were (see shadow_matches()). A lookup whose exit
+ * the LRU as it is; after a change that may be several, the next check
+ * compares every slot (lru_shadow_holds()). A lookup whose exit
  * probe did not run (the kernel's recursion guard, a kretprobe without an
  * instance) or found another probe in flight on its CPU is lost: user
  * space reports those from the programs' recursion_misses and the
@@ -191,6 +194,31 @@ static __always_inline void lookup_not_installed(struct lru_cpu_state *st,
 }
 
 /*
+ * A lookup the page cache did not have. The LRU's reference pins a
+ * buffer: one a larger LRU would still hold (in the ghost list) would have
+ * stayed in the page cache and hit at once, where the kernel reads it
+ * and looks it up again (then installed, found in the ghost list). So the
+ * sizes above this one are approximate from here on: counted.
+ */
+static __always_inline void lookup_absent(struct lru_cpu_state *st,
+					  const struct lru_result *r)
+{
+	if (ghost_cap(lru_slots) && ghost_find(&st->ghost, &r->key) >= 0)
+		count_cpu(__builtin_offsetof(struct lru_cpu_counters,
+					     ghost_absent));
+}
+
+/*
+ * Whether an LRU may have been emptied since this CPU's last exit: the
+ * emptying programs moved lru_emptied_gen (read at this exit, before the
+ * LRU), or they are not all watched.
+ */
+static __always_inline bool emptied_since(const struct lru_cpu_state *st)
+{
+	return !emptied_watched || st->emptied_now != st->emptied_seen;
+}
+
+/*
  * The model starts over from what this CPU's LRU holds now, without the
  * ghost list: after an emptied LRU (invalidated: a larger one is emptied
  * too, and the curve stays exact), else lru_resync().
@@ -254,11 +282,13 @@ static __always_inline void lookup_unexplained(struct lru_cpu_state *st,
 static __always_inline bool lone_front_ambiguous(const struct lru_cpu_state *st,
 						 int slot)
 {
-	return slot == 0 && !st->sh.bh[1] &&
-	       (!emptied_watched || st->emptied_now != st->emptied_seen);
+	return slot == 0 && !st->sh.bh[1] && emptied_since(st);
 }
 
-/* Not proven a hit (lone_front_ambiguous()): unsynced, the model kept. */
+/*
+ * Not proven what it looks like (lone_front_ambiguous(), an empty LRU
+ * after a miss): unsynced, the model read again.
+ */
 static __always_inline void lookup_lone_front(struct lru_cpu_state *st,
 					      struct buffer_head *const *bhs,
 					      struct lru_result *r)
@@ -313,8 +343,16 @@ static __always_inline void lookup_classify(struct lru_cpu_state *st,
 		r.outcome = LRU_MISS_ABSENT;
 	}
 	/* the shadow read again from the LRU replaces a wrong change */
-	if (!shadow_matches(&st->sh, lru0, bhs) || r.outcome == LRU_UNSYNCED) {
+	if (!lru_shadow_holds(st, lru0, bhs) || r.outcome == LRU_UNSYNCED) {
 		lookup_unexplained(st, bhs, ret, &r);
+		return;
+	}
+	/*
+	 * An empty LRU that was empty before: not installed, or installed
+	 * into and emptied since by an IPI. Only an emptying unseen tells.
+	 */
+	if (r.outcome == LRU_MISS_NOT_INSTALLED && !lru0 && emptied_since(st)) {
+		lookup_lone_front(st, bhs, &r);
 		return;
 	}
 	if (r.outcome == LRU_HIT && lone_front_ambiguous(st, slot)) {
@@ -331,6 +369,8 @@ static __always_inline void lookup_classify(struct lru_cpu_state *st,
 		lookup_installed(st, victim, &r);
 	} else if (r.outcome == LRU_MISS_NOT_INSTALLED) {
 		lookup_not_installed(st, &r);
+	} else {
+		lookup_absent(st, &r);
 	}
 	lru_account(st, &r);
 	tail_note(st, bhs);
@@ -358,8 +398,14 @@ static __always_inline void lookup_entered(const struct lru_key *key)
 		return;
 	if (key && count_runs)	/* kprobe mode */
 		__sync_fetch_and_add(&st->entries, 1);
-	if (!state_claim(st))
+	if (!state_claim(st)) {
+		lru_unseen(st);
 		return;		/* its exit finds no entry: unsynced */
+	}
+	/* a lookup entered here whose exit has not run here: it may change
+	 * this LRU unseen (preempted in it, migrated, or its exit skipped) */
+	if (st->in.task)
+		lru_unseen(st);
 	t = bpf_get_current_task_btf();
 	st->in.task = (__u64)t;
 	st->in.nsw = task_switches(t);
@@ -371,7 +417,7 @@ static __always_inline void lookup_entered(const struct lru_key *key)
 	 * model never read it (a CPU that came online after the start): the
 	 * model starts from the LRU this lookup really meets.
 	 */
-	if (!st->sh.valid || !shadow_matches(&st->sh, (__u64)bhs[0], bhs))
+	if (!st->sh.valid || !lru_shadow_holds(st, (__u64)bhs[0], bhs))
 		model_restart(st, bhs, st->sh.valid && !bhs[0]);
 	state_release(st);
 }
@@ -384,13 +430,32 @@ static __always_inline void lookup_entered(const struct lru_key *key)
  * else (preempted, migrated, slept in the nonatomic lookup, or the entry
  * found another probe in flight) cannot be proven.
  */
-static __always_inline bool lookup_proven(struct lru_cpu_state *st)
+enum lookup_proof {
+	PROOF_NONE,	/* no entry of this task's here: nothing known */
+	PROOF_SWITCHED,	/* its own entry, but switched out since */
+	PROOF_OWN,	/* its own entry, never switched out: proven */
+};
+
+static __always_inline int lookup_proven(struct lru_cpu_state *st)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	bool own = st->in.task == (__u64)t && st->in.nsw == task_switches(t);
+	int proof = st->in.task != (__u64)t ? PROOF_NONE :
+		    st->in.nsw == task_switches(t) ? PROOF_OWN :
+		    PROOF_SWITCHED;
 
 	st->in.task = 0;
-	return own;
+	return proof;
+}
+
+/*
+ * A lookup that found a bh but was switched out inside: under a model
+ * that switches no task on the LRU-hit path, it slept in the page
+ * cache's slow path, so it missed the LRU (installed or not, unknown).
+ */
+static __always_inline bool switched_means_miss(int proof)
+{
+	return proof == PROOF_SWITCHED && switch_means_miss &&
+	       !(solo_off & LRU_SOLO_SWITCHED);
 }
 
 /*
@@ -402,7 +467,7 @@ static __always_inline bool lookup_proven(struct lru_cpu_state *st)
 static __noinline int lookup_unproven(struct lru_cpu_state *st,
 				      struct buffer_head *const *bhs,
 				      const void *ret,
-				      const struct lru_key *key)
+				      const struct lru_key *key, int proof)
 {
 	__u64 lru0 = (__u64)bhs[0];
 	struct lru_result r = {
@@ -410,9 +475,12 @@ static __noinline int lookup_unproven(struct lru_cpu_state *st,
 		.flags = lookup_flags(ret, lru0),
 		.outcome = ret ? LRU_UNSYNCED : LRU_MISS_ABSENT,
 	};
+	struct lru_dev_stats *s;
 
-	/* it may have changed this LRU, or another CPU's: re-read if so */
-	if (!st->sh.valid || !shadow_matches(&st->sh, lru0, bhs)) {
+	/* it may have changed this LRU, or another CPU's: re-read if so,
+	 * and the next check of this one goes slot by slot */
+	lru_unseen(st);
+	if (!st->sh.valid || !lru_shadow_holds(st, lru0, bhs)) {
 		model_restart(st, bhs, st->sh.valid && !lru0);
 		r.flags |= LRU_EV_RESTART;
 	}
@@ -429,6 +497,11 @@ static __noinline int lookup_unproven(struct lru_cpu_state *st,
 		return 0;
 	}
 	lru_account(st, &r);
+	if (ret && switched_means_miss(proof)) {
+		s = dev_counted(st, r.key.dev);
+		if (s)
+			s->unsynced_misses++;
+	}
 	return 0;
 }
 
@@ -463,8 +536,8 @@ static __noinline int lookup_slow(struct lru_cpu_state *st,
  * Whether the exit may trust what it sees to be this lookup's work alone
  * on this CPU (see solo_off and lookup_proven()).
  */
-static __always_inline bool lookup_trusted(struct lru_cpu_state *st,
-					   bool may_solo)
+static __always_inline int lookup_trusted(struct lru_cpu_state *st,
+					  bool may_solo)
 {
 	__u32 off;
 
@@ -472,8 +545,8 @@ static __always_inline bool lookup_trusted(struct lru_cpu_state *st,
 		return lookup_proven(st);
 	off = solo_off;
 	if (!off)
-		return true;
-	return off & LRU_SOLO_ENTRY ? lookup_proven(st) : false;
+		return PROOF_OWN;
+	return off & LRU_SOLO_ENTRY ? lookup_proven(st) : PROOF_NONE;
 }
 
 /*
@@ -491,7 +564,7 @@ static __always_inline void lookup_done(const void *ret,
 {
 	struct buffer_head *const *bhs = lru_this_cpu();
 	struct lru_cpu_state *st = cpu_state_get();
-	int slot = -2;
+	int slot = -2, proof;
 
 	if (!bhs || !st)
 		return;
@@ -501,12 +574,14 @@ static __always_inline void lookup_done(const void *ret,
 		/* another probe here was preempted inside: not counted */
 		count_cpu(__builtin_offsetof(struct lru_cpu_counters,
 					     lookups_lost));
+		lru_unseen(st);
 		return;
 	}
 	/* before the LRU is read: an emptying after it changes the number */
 	st->emptied_now = lru_emptied_gen;
-	if (!lookup_trusted(st, may_solo)) {
-		lookup_unproven(st, bhs, ret, key);
+	proof = lookup_trusted(st, may_solo);
+	if (proof != PROOF_OWN) {
+		lookup_unproven(st, bhs, ret, key, proof);
 		goto out;
 	}
 	if (!key)
@@ -519,7 +594,9 @@ static __always_inline void lookup_done(const void *ret,
 	if (!trace_events && ret && (__u64)bhs[0] == (__u64)ret) {
 		/* a hit, or an installed miss: the shadow changes alike */
 		slot = shadow_to_front(&st->sh, ret);
-		if (!shadow_rest_matches(&st->sh, bhs))
+		/* after a change perhaps unseen, every slot is compared */
+		if (!shadow_rest_matches(&st->sh, bhs) ||
+		    lru_check_pending(st))
 			goto slow;
 		if ((__u32)slot < short_slots &&
 		    !lone_front_ambiguous(st, slot)) {
@@ -708,14 +785,30 @@ int forget_device(void *ctx)
 	return 0;
 }
 
-/* Invalidations and installs: counters, where the functions are symbols. */
+/*
+ * Invalidations and installs: counters, where the functions are symbols.
+ * invalidate_bh_lrus() empties other CPUs' LRUs later, in its IPIs: the
+ * proof that no LRU was emptied moves there (note_emptying()).
+ */
 static __always_inline int count_invalidate_all(void)
 {
 	struct lru_cpu_counters *c = cpu_counters_get();
 
-	__sync_fetch_and_add(&lru_emptied_gen, 1);
 	if (c)
 		c->invalidate_all++;
+	return 0;
+}
+
+/*
+ * An LRU is emptied next, with no lookup of its CPU in between: in the
+ * IPI body of invalidate_bh_lrus() (invalidate_bh_lru(), interrupts off,
+ * on the CPU it empties), in buffer_exit_cpu_dead() (a dead CPU's, from
+ * another). Watched at the entry of invalidate_bh_lrus(), a lookup's exit
+ * between the count and the IPI took the old number for proof.
+ */
+static __always_inline int note_emptying(void)
+{
+	__sync_fetch_and_add(&lru_emptied_gen, 1);
 	return 0;
 }
 
@@ -756,6 +849,18 @@ int BPF_PROG(fentry_install)
 	return count_install();
 }
 
+SEC("fentry/invalidate_bh_lru")
+int BPF_PROG(fentry_emptying_ipi)
+{
+	return note_emptying();
+}
+
+SEC("fentry/buffer_exit_cpu_dead")
+int BPF_PROG(fentry_emptying_dead)
+{
+	return note_emptying();
+}
+
 SEC("kprobe/invalidate_bh_lrus")
 int BPF_KPROBE(kprobe_invalidate_all)
 {
@@ -775,14 +880,20 @@ int BPF_KPROBE(kprobe_install)
 }
 
 /*
- * A CPU hotplug step: a dead CPU's LRU is emptied (buffer_exit_cpu_dead(),
- * run on another CPU), unseen by its next lookup's exit but for this.
+ * As kprobes the kernel skips them while a BPF program or map copy holds
+ * the CPU (bpf_prog_active): the IPI's, when it interrupts the lookup's
+ * own kprobe. User space trusts them only where those runs are counted.
  */
-SEC("tracepoint/cpuhp/cpuhp_enter")
-int tp_cpuhp_enter(void *ctx)
+SEC("kprobe/invalidate_bh_lru")
+int BPF_KPROBE(kprobe_emptying_ipi)
 {
-	__sync_fetch_and_add(&lru_emptied_gen, 1);
-	return 0;
+	return note_emptying();
+}
+
+SEC("kprobe/buffer_exit_cpu_dead")
+int BPF_KPROBE(kprobe_emptying_dead)
+{
+	return note_emptying();
 }
 
 /*
@@ -814,6 +925,27 @@ int tp_touch_buffer(struct trace_event_raw_block_buffer *ctx)
 	return 0;
 }
 
+/*
+ * A livepatch transition starts, enabling or disabling a patch: who runs
+ * the lookup may change, and change back, between two reads of
+ * /sys/kernel/livepatch. User space compares the count at every read.
+ */
+__u64 livepatch_gen;
+
+SEC("fentry/klp_start_transition")
+int BPF_PROG(fentry_livepatch)
+{
+	__sync_fetch_and_add(&livepatch_gen, 1);
+	return 0;
+}
+
+SEC("kprobe/klp_start_transition")
+int BPF_KPROBE(kprobe_livepatch)
+{
+	__sync_fetch_and_add(&livepatch_gen, 1);
+	return 0;
+}
+
 /* bhtune.ko owns the LRU: its tracepoints say what each lookup did. */
 SEC("tracepoint/bhtune/bhtune_lookup")
 int tp_bhtune_lookup(struct bhtune_lookup_args *ctx)
@@ -838,6 +970,11 @@ int tp_bhtune_lookup(struct bhtune_lookup_args *ctx)
 		r.dist = ctx->slot;
 	} else if (!ctx->found) {
 		r.outcome = LRU_MISS_ABSENT;
+		/* see lookup_absent() */
+		if (ghost_cap(ctx->lru_size) &&
+		    ghost_find(&st->ghost, &r.key) >= 0)
+			count_cpu(__builtin_offsetof(struct lru_cpu_counters,
+						     ghost_absent));
 	} else if (!ctx->installed) {
 		r.outcome = LRU_MISS_NOT_INSTALLED;
 		cap = ghost_cap(ctx->lru_size);

@@ -112,6 +112,13 @@ struct lru_dev_stats {
 	 * depth d in the ghost list (d >= BH_LRU_SIZE, with --whatif).
 	 */
 	__u64 dist[BHSCOPE_LRU_DEPTH_MAX];
+	/*
+	 * Of the unsynced lookups, those proven misses: the task was
+	 * switched out inside the lookup under a preemption model that
+	 * switches none on the LRU-hit path (the page cache's slow path
+	 * slept), installed or not unknown. The rest could be either.
+	 */
+	__u64 unsynced_misses;
 };
 
 /*
@@ -179,6 +186,12 @@ struct lru_cpu_counters {
 				 * reordered (the sizes above are approximate) */
 	__u64 unsynced_nodev;	/* unsynced lookups of no known device
 				 * (kprobe mode: NULL returned after a switch) */
+	__u64 ghost_absent;	/* absent lookups found in the ghost list: a
+				 * larger LRU's reference would have kept the
+				 * buffer, one lookup where the kernel makes
+				 * two (the sizes above are approximate) */
+	__u64 full_checks;	/* shadows compared slot by slot after a
+				 * change the probe may not have seen */
 };
 
 #endif /* BHSCOPE_LRU_STATS_H */

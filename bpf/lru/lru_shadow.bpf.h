@@ -108,7 +108,8 @@ static __always_inline __u64 shadow_installed(struct lru_shadow *sh)
  * change then leaves it at slot 0 or pushes it to slot 1, unless both
  * left the LRU as this change alone would have. Comparing every slot
  * costs 8 times as much, for sequences of several unseen changes that
- * leave slots 0 and 1 as they were.
+ * leave slots 0 and 1 as they were: shadow_matches_all() runs after a
+ * change that may be several (lru_shadow_holds()).
  */
 static __always_inline bool shadow_matches(const struct lru_shadow *sh,
 					   __u64 lru0,
@@ -118,6 +119,20 @@ static __always_inline bool shadow_matches(const struct lru_shadow *sh,
 		return false;
 	/* BH_LRU_SIZE >= 2: user space checks (lru_kernel_slots()) */
 	return (__u64)bhs[1] == sh->bh[1];
+}
+
+/* Every slot of the LRU (bhs) against the shadow's. */
+static __always_inline bool shadow_matches_all(const struct lru_shadow *sh,
+					       struct buffer_head *const *bhs)
+{
+#pragma clang loop unroll(full)
+	for (int i = 0; i < BHSCOPE_LRU_SLOTS_MAX; i++) {
+		if (i >= lru_slots)
+			break;
+		if ((__u64)bhs[i] != sh->bh[i])
+			return false;
+	}
+	return true;
 }
 
 /*

@@ -82,6 +82,25 @@ __u64 lru_emptied_gen;
 __u32 emptied_watched;
 
 /*
+ * Lookups may have changed a CPU's LRU unseen (their probes did not run,
+ * or ran elsewhere): then the shadow is compared slot by slot, not by its
+ * first two slots (shadow_matches()). Bumped by user space when the kernel
+ * counted skipped runs of the lookup probes, for every CPU; per CPU, by
+ * the probes (lru_cpu_state.unseen).
+ */
+__u64 resync_gen;
+/* Every comparison slot by slot: skipped runs are neither seen nor counted. */
+const volatile bool check_every_slot = false;
+
+/*
+ * A switch inside a lookup proves it missed the LRU: user space sets it
+ * when the preemption model switches no task on the hit path (none,
+ * voluntary, watched: a switch sets LRU_SOLO_SWITCHED), so the task slept
+ * in the page cache's slow path.
+ */
+__u32 switch_means_miss;
+
+/*
  * What a lookup's entry probe left for its exit probe on this CPU. The
  * exit trusts it only if it is its own task's and the task was never
  * switched out in between (see lookup_proven()).
@@ -105,6 +124,15 @@ struct lru_cpu_state {
 	/* lru_emptied_gen, read at this exit before the LRU, and at the last */
 	__u64 emptied_now;
 	__u64 emptied_seen;
+	/*
+	 * Bumped when a lookup may have changed this LRU unseen (an exit that
+	 * cannot prove its lookup, an entry that finds another lookup in
+	 * flight, a probe that found the state busy); unseen_checked and
+	 * resync_seen: unseen and resync_gen at the last slot-by-slot check.
+	 */
+	__u64 unseen;
+	__u64 unseen_checked;
+	__u64 resync_seen;
 	struct lru_shadow sh;
 	/*
 	 * With the ghost list or a trace: the bh in the shadow's last slot
@@ -258,6 +286,42 @@ static __always_inline void state_release(struct lru_cpu_state *st)
 {
 	asm volatile("" ::: "memory");
 	st->busy = 0;
+}
+
+/* This CPU's LRU may have changed unseen: its next check is slot by slot. */
+static __always_inline void lru_unseen(struct lru_cpu_state *st)
+{
+	__sync_fetch_and_add(&st->unseen, 1);
+}
+
+/*
+ * Does the LRU hold the shadow? Slots 0 and 1 tell after one change the
+ * probe did not see (shadow_matches()); after a change that may be
+ * several, every slot, and the check is noted done.
+ */
+static __always_inline bool lru_shadow_holds(struct lru_cpu_state *st,
+					     __u64 lru0,
+					     struct buffer_head *const *bhs)
+{
+	__u64 unseen = st->unseen, resync = resync_gen;
+	struct lru_cpu_counters *c;
+
+	if (!check_every_slot && unseen == st->unseen_checked &&
+	    resync == st->resync_seen)
+		return shadow_matches(&st->sh, lru0, bhs);
+	st->unseen_checked = unseen;
+	st->resync_seen = resync;
+	c = cpu_counters_get();
+	if (c)
+		c->full_checks++;
+	return lru0 == st->sh.bh[0] && shadow_matches_all(&st->sh, bhs);
+}
+
+/* Whether the next check is slot by slot (the short path then goes long). */
+static __always_inline bool lru_check_pending(const struct lru_cpu_state *st)
+{
+	return check_every_slot || st->unseen != st->unseen_checked ||
+	       resync_gen != st->resync_seen;
 }
 
 static __always_inline void count_cpu(__u32 off)

@@ -40,12 +40,23 @@ static void kallsyms_names_must_match_exactly(void **state)
 	assert_true(s.preempt_dynamic_mode == 0xffffffff8299a0c8ull);
 	assert_false(s.sched_dynamic_update);
 
+	assert_false(s.invalidate_ipi);
+	assert_false(s.cpu_dead);
+	assert_false(s.klp_transition);
+
 	f = stream("ffffffff8173fa30 t find_get_block_common\n"
-		   "ffffffff817405d0 T invalidate_bh_lrus_cpu\n");
+		   "ffffffff817405d0 T invalidate_bh_lrus_cpu\n"
+		   "ffffffff81740500 t invalidate_bh_lru\n"
+		   "ffffffff81740700 t buffer_exit_cpu_dead\n"
+		   "ffffffff81180a10 T klp_start_transition\n");
 	lru_symbols_parse(f, &s);
 	fclose(f);
 	assert_true(s.find_get_block_common);
 	assert_true(s.invalidate_cpu);
+	assert_true(s.invalidate_ipi);
+	assert_true(s.cpu_dead);
+	assert_true(s.klp_transition);
+	assert_false(s.invalidate_all);
 	assert_false(s.find_get_block);
 	assert_false(s.bh_lrus);
 	assert_true(s.preempt_dynamic_mode == 0);

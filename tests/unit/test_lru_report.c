@@ -341,12 +341,78 @@ static void uncounted_misses_make_lost_a_lower_bound(void **state)
 static void lookups_in_a_clean_interval_are_exact(void **state)
 {
 	struct lru_cpu_counters clean = {}, reread = { .resyncs = 1 },
-				moved = { .resyncs = 1, .ghost_not_installed = 1 };
+				moved = { .resyncs = 1, .ghost_not_installed = 1 },
+				pinned = { .ghost_absent = 1 };
 
 	(void)state;
 	assert_string_equal(lru_whatif_above(&clean), "exact");
 	assert_string_equal(lru_whatif_above(&reread), "lower bound");
 	assert_string_equal(lru_whatif_above(&moved), "approximate");
+	/* a larger LRU would have pinned a buffer the kernel found absent */
+	assert_string_equal(lru_whatif_above(&pinned), "approximate");
+}
+
+/*
+ * 60 hits and 20 misses classified, 20 unsynced of which 5 proven misses:
+ * over all 100 lookups the ratio lies between 60/100 (every other
+ * unsynced one a miss) and 75/100 (each a hit); HIT% (75 %) is over the
+ * classified ones only, and leans high.
+ */
+static void unsynced_lookups_give_the_ratio_a_range(void **state)
+{
+	struct lru_dev_stats s = { .hits = 60, .installed = 15, .absent = 5,
+				   .unsynced = 20, .unsynced_misses = 5 };
+	struct lru_dev_stats none = {}, exact = { .hits = 3, .installed = 1 };
+	double lo, hi;
+
+	(void)state;
+	assert_true(fabs(lru_hit_ratio(&s) - 0.75) < 1e-12);
+	lru_hit_ratio_range(&s, &lo, &hi);
+	assert_true(fabs(lo - 0.60) < 1e-12);
+	assert_true(fabs(hi - 0.75) < 1e-12);
+	/* every unsynced one proven a miss: one value */
+	s.unsynced_misses = 20;
+	lru_hit_ratio_range(&s, &lo, &hi);
+	assert_true(lo == hi && fabs(lo - 0.60) < 1e-12);
+	lru_hit_ratio_range(&exact, &lo, &hi);
+	assert_true(lo == 0.75 && hi == 0.75);
+	lru_hit_ratio_range(&none, &lo, &hi);
+	assert_true(isnan(lo) && isnan(hi));
+}
+
+static void range_is_in_the_text_and_json(void **state)
+{
+	struct lru_hooks fe = hooks_in(LRU_MODE_FENTRY);
+	struct lru_snapshot prev = { .nr_cpus = NR_CPUS }, cur = prev, d;
+	struct lru_dev_stats cpu[NR_CPUS] = {
+		{ .lookups = 10, .hits = 6, .installed = 2, .unsynced = 2,
+		  .unsynced_misses = 1, .dist = { [0] = 6 } },
+	};
+	struct lru_report_ctx ctx = { .elapsed_s = 1, .lru_size = 16,
+				      .hooks = &fe };
+	struct json_object *o, *r;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(lru_snapshot_add_dev(&cur, RAM0, cpu), 0);
+	assert_int_equal(lru_snapshot_delta(&d, &cur, &prev), 0);
+	o = lru_report_json(&ctx, &d);
+	r = get(o, "total.hit_ratio_range");
+	assert_int_equal(json_object_array_length(r), 2);
+	assert_true(fabs(json_object_get_double(json_object_array_get_idx(r, 0)) - 0.6) < 1e-9);
+	assert_true(fabs(json_object_get_double(json_object_array_get_idx(r, 1)) - 0.7) < 1e-9);
+	assert_int_equal(json_object_get_int(get(o, "total.unsynced_misses")), 1);
+	f = open_memstream(&text, &len);
+	lru_report_text(f, &ctx, &d);
+	fclose(f);
+	assert_non_null(strstr(text, "hit ratio over every lookup: 60.00% to 70.00% (of 2 unsynced, 1 proven misses"));
+	json_object_put(o);
+	free(text);
+	lru_snapshot_free(&prev);
+	lru_snapshot_free(&cur);
+	lru_snapshot_free(&d);
 }
 
 int main(void)
@@ -363,6 +429,8 @@ int main(void)
 		cmocka_unit_test(kprobe_lost_lookups_are_entries_without_a_return),
 		cmocka_unit_test(uncounted_misses_make_lost_a_lower_bound),
 		cmocka_unit_test(lookups_in_a_clean_interval_are_exact),
+		cmocka_unit_test(unsynced_lookups_give_the_ratio_a_range),
+		cmocka_unit_test(range_is_in_the_text_and_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

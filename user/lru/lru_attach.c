@@ -86,6 +86,13 @@ static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size,
 	skel->rodata->trace_events = o->trace;
 	/* lost kretprobe instances show only as entries without an exit */
 	skel->rodata->count_runs = count_runs;
+	/*
+	 * Kprobes: a map copy that holds a CPU's bpf_prog_active makes the
+	 * kernel skip both of a lookup's probes there, leaving no trace in
+	 * BPF (6.7+ counts them, for user space, after the fact): lookups may
+	 * go unseen at any time, so every check compares every slot.
+	 */
+	skel->rodata->check_every_slot = count_runs;
 	bpf_map__set_max_entries(skel->maps.events,
 				 o->trace ? o->trace_bytes : (uint32_t)getpagesize());
 	bpf_object__for_each_program(p, skel->obj)
@@ -201,11 +208,15 @@ static int load_skel(struct lru_session *s, struct lru_bpf *skel,
 	return 0;
 }
 
+static void attach_livepatch_watch(struct lru_session *s,
+				   enum hook_kind kind);
+
 static int try_bhtune(struct lru_session *s, const struct lru_load_opts *o,
 		      char *why, size_t len)
 {
 	struct lru_bpf *skel;
 	char who[200];
+	bool watch = true;
 	int n, err;
 
 	if (s->owner.kind != LRU_OWNER_BHTUNE) {
@@ -222,6 +233,7 @@ static int try_bhtune(struct lru_session *s, const struct lru_load_opts *o,
 		return n ?: -EINVAL;
 	}
 	s->hooks.lru_size = n;
+retry:
 	skel = open_skel(o, n, false);
 	if (!skel) {
 		snprintf(why, len, "cannot open the LRU BPF object: %s",
@@ -230,9 +242,17 @@ static int try_bhtune(struct lru_session *s, const struct lru_load_opts *o,
 	}
 	bpf_program__set_autoload(skel->progs.tp_bhtune_lookup, true);
 	bpf_program__set_autoload(skel->progs.tp_bhtune_invalidate, true);
+	bpf_program__set_autoload(skel->progs.fentry_livepatch, watch);
 	err = load_skel(s, skel, "tracepoint", "bhtune:bhtune_lookup", why, len);
+	if (err && watch) {
+		/* perhaps only the livepatch watch: the owner is read anyway */
+		watch = false;
+		goto retry;
+	}
 	if (err)
 		return err;
+	if (watch)
+		attach_livepatch_watch(s, HOOK_FENTRY);
 	err = attach(s, skel->progs.tp_bhtune_lookup, HOOK_TP,
 		     "bhtune:bhtune_lookup", ROLE_LOOKUP_EXIT) ?:
 	      attach(s, skel->progs.tp_bhtune_invalidate, HOOK_TP,
@@ -259,19 +279,59 @@ static void watch_emptied(struct lru_session *s)
 }
 
 /*
- * invalidate_bh_lrus{,_cpu} and bh_lru_install: counters, best effort.
- * With the hotplug tracepoint, the invalidations also tell a lone slot-0
- * hit from a refill (lone_front_ambiguous()); without them, such a hit
- * is unsynced.
+ * Where an LRU is emptied next (see note_emptying() in bpf/lru.bpf.c):
+ * the IPI body of invalidate_bh_lrus(), invalidate_bh_lrus_cpu() and the
+ * hotplug teardown. Returns whether every one is watched.
  */
-static void attach_optional(struct lru_session *s, bool fentry,
+static bool attach_emptying(struct lru_session *s, enum hook_kind kind,
+			    const struct lru_symbols *sym)
+{
+	bool fentry = kind == HOOK_FENTRY;
+	struct lru_bpf *k = s->skel;
+	const struct {
+		bool present;
+		struct bpf_program *prog;
+		const char *func;
+	} w[] = {
+		{ sym->invalidate_ipi, fentry ? k->progs.fentry_emptying_ipi :
+						k->progs.kprobe_emptying_ipi,
+		  "invalidate_bh_lru" },
+		{ sym->invalidate_cpu, fentry ? k->progs.fentry_invalidate_cpu :
+						k->progs.kprobe_invalidate_cpu,
+		  "invalidate_bh_lrus_cpu" },
+		{ sym->cpu_dead, fentry ? k->progs.fentry_emptying_dead :
+					  k->progs.kprobe_emptying_dead,
+		  "buffer_exit_cpu_dead" },
+	};
+	/*
+	 * A kernel without them empties LRUs where no probe sees it. Kprobes
+	 * are not proof: the kernel skips the IPI's while it interrupts the
+	 * lookup's own kprobe (bpf_prog_active), between its LRU read and
+	 * its note of the count.
+	 */
+	bool watched = fentry && sym->invalidate_ipi && sym->cpu_dead;
+
+	for (size_t i = 0; i < sizeof(w) / sizeof(*w); i++) {
+		if (!w[i].present)
+			continue;
+		if (attach(s, w[i].prog, kind, w[i].func, ROLE_EMPTIED))
+			watched = false;
+	}
+	return watched;
+}
+
+/*
+ * invalidate_bh_lrus and bh_lru_install: counters, best effort. The
+ * emptying watch also tells a lone slot-0 hit from a refill
+ * (lone_front_ambiguous()); without it, such a hit is unsynced.
+ */
+static void attach_optional(struct lru_session *s, enum hook_kind kind,
 			    const struct lru_symbols *sym, bool loaded,
 			    const char *load_why)
 {
-	enum hook_kind kind = fentry ? HOOK_FENTRY : HOOK_KPROBE;
+	bool fentry = kind == HOOK_FENTRY;
 	struct lru_bpf *k = s->skel;
-	char inval[160] = "", why[320] = "";
-	bool watched = loaded;
+	char why[320] = "";
 	int err;
 
 	if (!sym->invalidate_all && !sym->invalidate_cpu)
@@ -279,37 +339,21 @@ static void attach_optional(struct lru_session *s, bool fentry,
 			 "invalidate_bh_lrus is not in /proc/kallsyms");
 	else if (!loaded)
 		snprintf(why, sizeof(why), "%s", load_why);
+	if (loaded && attach_emptying(s, kind, sym))
+		watch_emptied(s);
 	if (loaded && sym->invalidate_all) {
 		err = attach(s, fentry ? k->progs.fentry_invalidate_all :
 					 k->progs.kprobe_invalidate_all,
-			     kind, "invalidate_bh_lrus", ROLE_EMPTIED);
+			     kind, "invalidate_bh_lrus", ROLE_OTHER);
 		if (err)
 			probe_reason(why, sizeof(why), hook_kind_names[kind],
 				     "invalidate_bh_lrus", err);
-		else
-			snprintf(inval, sizeof(inval), "%s invalidate_bh_lrus",
-				 hook_kind_names[kind]);
-		watched &= !err;
 	}
-	if (loaded && sym->invalidate_cpu) {
-		err = attach(s, fentry ? k->progs.fentry_invalidate_cpu :
-					 k->progs.kprobe_invalidate_cpu,
-			     kind, "invalidate_bh_lrus_cpu", ROLE_EMPTIED);
-		if (!err)
-			snprintf(inval + strlen(inval),
-				 sizeof(inval) - strlen(inval), "%s%s %s",
-				 inval[0] ? ", " : "", hook_kind_names[kind],
-				 "invalidate_bh_lrus_cpu");
-		watched &= !err;
-	}
-	if (watched && sym->invalidate_all &&
-	    !attach(s, k->progs.tp_cpuhp_enter, HOOK_TP, "cpuhp:cpuhp_enter",
-		    ROLE_EMPTIED))
-		watch_emptied(s);
-	if (inval[0])
+	if (!why[0])
 		probe_status_from(&s->hooks.fig[LRU_FIG_INVALIDATIONS],
-			     "%s; an emptied LRU is also seen at the next lookup (resets)",
-			     inval);
+			     "%s invalidate_bh_lrus%s; an emptied LRU is also seen at the next lookup (resets)",
+			     hook_kind_names[kind],
+			     sym->invalidate_cpu ? ", invalidate_bh_lrus_cpu" : "");
 	else
 		probe_status_missing(&s->hooks.fig[LRU_FIG_INVALIDATIONS],
 				"%s; an emptied LRU is still seen at the next lookup (resets)",
@@ -332,6 +376,26 @@ static void attach_optional(struct lru_session *s, bool fentry,
 		probe_reason(s->hooks.fig[LRU_FIG_INSTALLS].why,
 			     sizeof(s->hooks.fig[LRU_FIG_INSTALLS].why),
 			     hook_kind_names[kind], "bh_lru_install", err);
+}
+
+/*
+ * Livepatch transitions, counted (livepatch_gen): whoever runs the lookup
+ * may change and change back between two reads. Best effort: without it
+ * the owner is still read from /sys/kernel/livepatch at every read.
+ */
+static void attach_livepatch_watch(struct lru_session *s,
+				   enum hook_kind kind)
+{
+	struct bpf_program *p = kind == HOOK_FENTRY ?
+				s->skel->progs.fentry_livepatch :
+				s->skel->progs.kprobe_livepatch;
+
+	if (bpf_program__fd(p) < 0 ||
+	    attach(s, p, kind, "klp_start_transition", ROLE_OTHER))
+		return;
+	s->livepatch_watched = true;
+	s->livepatch_gen = __atomic_load_n(&s->skel->bss->livepatch_gen,
+					   __ATOMIC_SEQ_CST);
 }
 
 /*
@@ -416,12 +480,14 @@ static int read_preempt_mode(struct lru_session *s)
 }
 
 /*
- * May the exit probe of the lookup that cannot sleep prove it alone? Under
- * a model that switches no task inside it, watched for switches (the
- * watch attaches first: a switch from then on is seen by the exits).
+ * Does the preemption model switch no task on a lookup's LRU path (none,
+ * voluntary), watched for switches (the watch attaches first: a switch
+ * from then on is seen by the exits)? Then the exit of a lookup that
+ * cannot sleep proves it alone, and a switch inside any lookup proves a
+ * miss (switch_means_miss).
  */
-static bool preempt_allows_solo(struct lru_session *s, bool watch, char *why,
-				size_t len)
+static bool preempt_switches_none(struct lru_session *s, bool watch,
+				  char *why, size_t len)
 {
 	struct utsname u;
 	bool watched = watch &&
@@ -474,6 +540,64 @@ void lru_check_preempt(struct lru_session *s)
 			  s->hooks.hook + strlen("fentry:"), at);
 }
 
+/*
+ * What try_lookups() loads beside the lookup's programs; each failed load
+ * drops the next thing, in this order.
+ */
+struct load_plan {
+	bool watch_fentry;	/* counters and watchers as fentry, else
+				 * kprobes (in kprobe mode, fentry where the
+				 * kernel takes it: kprobes are skipped) */
+	bool watch_preempt;	/* fentry on sched_dynamic_update */
+	bool optional;		/* the counters and watchers at all */
+};
+
+static void load_plan_autoload(struct lru_bpf *skel, const struct load_plan *p,
+			       const struct lru_symbols *sym)
+{
+	bool f = p->watch_fentry, o = p->optional;
+	const struct {
+		struct bpf_program *fentry, *kprobe;
+		bool present;
+	} progs[] = {
+		{ skel->progs.fentry_invalidate_all, skel->progs.kprobe_invalidate_all,
+		  sym->invalidate_all },
+		{ skel->progs.fentry_invalidate_cpu, skel->progs.kprobe_invalidate_cpu,
+		  sym->invalidate_cpu },
+		{ skel->progs.fentry_install, skel->progs.kprobe_install,
+		  sym->install },
+		{ skel->progs.fentry_emptying_ipi, skel->progs.kprobe_emptying_ipi,
+		  sym->invalidate_ipi },
+		{ skel->progs.fentry_emptying_dead, skel->progs.kprobe_emptying_dead,
+		  sym->cpu_dead },
+		{ skel->progs.fentry_livepatch, skel->progs.kprobe_livepatch,
+		  sym->klp_transition },
+	};
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(*progs); i++) {
+		bpf_program__set_autoload(progs[i].fentry, o && f && progs[i].present);
+		bpf_program__set_autoload(progs[i].kprobe, o && !f && progs[i].present);
+	}
+	bpf_program__set_autoload(skel->progs.watch_preempt,
+				  p->watch_preempt && f);
+}
+
+/* The next plan after a failed load; false when there is none. */
+static bool load_plan_degrade(struct load_plan *p, bool fentry)
+{
+	if (p->watch_fentry && !fentry && p->optional) {
+		p->watch_fentry = false;	/* this kernel refuses fentry */
+		p->watch_preempt = false;
+	} else if (p->watch_preempt) {
+		p->watch_preempt = false;
+	} else if (p->optional) {
+		p->optional = false;
+	} else {
+		return false;
+	}
+	return true;
+}
+
 static int try_lookups(struct lru_session *s, const struct lru_load_opts *o,
 		       bool fentry, const struct lookup_target *t,
 		       const struct lru_symbols *sym, char *why, size_t len)
@@ -481,10 +605,15 @@ static int try_lookups(struct lru_session *s, const struct lru_load_opts *o,
 	const char *kind = fentry ? "fentry/fexit" : "kprobe/kretprobe";
 	struct lookup_progs p;
 	char optional_why[320] = "", solo_why[200] = "";
-	bool optional = sym->invalidate_all || sym->invalidate_cpu || sym->install;
+	struct load_plan plan = {
+		.watch_fentry = true,
+		.watch_preempt = sym->sched_dynamic_update,
+		.optional = sym->invalidate_all || sym->invalidate_cpu ||
+			    sym->install || sym->invalidate_ipi ||
+			    sym->cpu_dead || sym->klp_transition,
+	};
 	/* __find_get_block never sleeps: its exit may prove it alone */
-	bool solo_ok = fentry && !t->common, solo;
-	bool watch = solo_ok && sym->sched_dynamic_update;
+	bool solo_ok = fentry && !t->common, solo, none_switched;
 	struct lru_bpf *skel;
 	int err;
 
@@ -503,22 +632,9 @@ retry:
 	lookup_progs(skel, fentry, t, &p);
 	lookup_progs_autoload(&p, t);
 	bpf_program__set_autoload(skel->progs.prime_shadow, true);
-	bpf_program__set_autoload(skel->progs.read_preempt_mode, solo_ok);
+	bpf_program__set_autoload(skel->progs.read_preempt_mode, true);
 	skel->rodata->preempt_mode_addr = sym->preempt_dynamic_mode;
-	bpf_program__set_autoload(skel->progs.watch_preempt, watch);
-	if (optional) {
-		bpf_program__set_autoload(fentry ? skel->progs.fentry_invalidate_all :
-						   skel->progs.kprobe_invalidate_all,
-					  sym->invalidate_all);
-		bpf_program__set_autoload(fentry ? skel->progs.fentry_invalidate_cpu :
-						   skel->progs.kprobe_invalidate_cpu,
-					  sym->invalidate_cpu);
-		bpf_program__set_autoload(fentry ? skel->progs.fentry_install :
-						   skel->progs.kprobe_install,
-					  sym->install);
-		bpf_program__set_autoload(skel->progs.tp_cpuhp_enter,
-					  sym->invalidate_all);
-	}
+	load_plan_autoload(skel, &plan, sym);
 	err = load_skel(s, skel, kind, t->func, why, len);
 	if (err == -ENOENT && !sym->bh_lrus) {
 		/* The verifier resolves the bh_lrus ksym through kallsyms. */
@@ -526,27 +642,26 @@ retry:
 			 "bh_lrus is not in /proc/kallsyms (CONFIG_KALLSYMS_ALL is off), so BPF cannot read the LRU");
 		return err;
 	}
-	if (err && watch) {
-		/* Perhaps the watch failed: then every lookup has its entry. */
-		watch = false;
-		goto retry;
-	}
-	if (err && optional) {
-		/* Perhaps only a counter failed: retry with the lookups alone. */
+	if (err && plan.optional && !optional_why[0])
 		probe_reason(optional_why, sizeof(optional_why), kind,
 			     "invalidate_bh_lrus/bh_lru_install", err);
-		optional = false;
+	/* Perhaps only a counter or a watch failed: retry with less. */
+	if (err && load_plan_degrade(&plan, fentry))
 		goto retry;
-	}
 	if (err)
 		return err;
 	lookup_progs(s->skel, fentry, t, &p);
-	solo = solo_ok && preempt_allows_solo(s, watch, solo_why,
-					      sizeof(solo_why));
+	none_switched = preempt_switches_none(s, plan.watch_preempt && plan.watch_fentry,
+					      solo_why, sizeof(solo_why));
+	s->skel->bss->switch_means_miss = none_switched;
+	solo = solo_ok && none_switched;
 	/* set before the entry attaches: an exit without an entry is unsynced */
 	if (!solo)
 		__atomic_fetch_or(&s->skel->bss->solo_off, LRU_SOLO_ENTRY,
 				  __ATOMIC_SEQ_CST);
+	/* before the lookups: a transition from then on is counted */
+	if (plan.optional)
+		attach_livepatch_watch(s, plan.watch_fentry ? HOOK_FENTRY : HOOK_KPROBE);
 	err = lookup_progs_attach(s, fentry, &p, t, solo);
 	if (err) {
 		probe_reason(why, len, kind, t->func2 && s->nr_att >= 2 ?
@@ -567,7 +682,8 @@ retry:
 	if (solo_ok)
 		lru_figures_lookup_proof(&s->hooks, t->func, t->func2, solo,
 					 solo_why);
-	attach_optional(s, fentry, sym, optional, optional_why);
+	attach_optional(s, plan.watch_fentry ? HOOK_FENTRY : HOOK_KPROBE, sym,
+			plan.optional, optional_why);
 	return 0;
 }
 
@@ -748,18 +864,29 @@ bool lru_check_owner(struct lru_session *s)
 {
 	struct lru_owner now;
 	char was[200], is[200], at[16];
+	bool moved;
 
 	if (s->hooks.unavailable[0])
 		return false;
 	lru_owner_read(&lru_owner_sysfs, &now);
-	if (lru_owner_same(&now, &s->owner))
+	moved = s->livepatch_watched &&
+		__atomic_load_n(&s->skel->bss->livepatch_gen, __ATOMIC_SEQ_CST) !=
+		s->livepatch_gen;
+	if (lru_owner_same(&now, &s->owner) && !moved)
 		return true;
 	ticker_timestamp(at, sizeof(at));
-	snprintf(s->hooks.unavailable, sizeof(s->hooks.unavailable),
-		 "since %s the lookup is %s, not %s: the %s hooks do not see the LRU in use",
-		 at, lru_owner_describe(&now, is, sizeof(is)),
-		 lru_owner_describe(&s->owner, was, sizeof(was)),
-		 lru_mode_names[s->hooks.mode]);
+	if (lru_owner_same(&now, &s->owner))
+		/* patched and back, or another patch: its lookups unseen */
+		snprintf(s->hooks.unavailable, sizeof(s->hooks.unavailable),
+			 "since %s a livepatch transition ran (the lookup is %s again, but may not have been in between): the %s hooks may have missed the LRU in use",
+			 at, lru_owner_describe(&now, is, sizeof(is)),
+			 lru_mode_names[s->hooks.mode]);
+	else
+		snprintf(s->hooks.unavailable, sizeof(s->hooks.unavailable),
+			 "since %s the lookup is %s, not %s: the %s hooks do not see the LRU in use",
+			 at, lru_owner_describe(&now, is, sizeof(is)),
+			 lru_owner_describe(&s->owner, was, sizeof(was)),
+			 lru_mode_names[s->hooks.mode]);
 	fprintf(stderr, "bhscope: %s; no LRU figure holds from this interval on\n",
 		s->hooks.unavailable);
 	return false;

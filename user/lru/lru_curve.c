@@ -15,6 +15,17 @@ double lru_hit_ratio(const struct lru_dev_stats *s)
 	return n ? (double)s->hits / (double)n : NAN;
 }
 
+void lru_hit_ratio_range(const struct lru_dev_stats *s, double *lo,
+			 double *hi)
+{
+	uint64_t all = lru_classified(s) + s->unsynced;
+	uint64_t either = s->unsynced - (s->unsynced_misses < s->unsynced ?
+					 s->unsynced_misses : s->unsynced);
+
+	*lo = all ? (double)s->hits / (double)all : NAN;
+	*hi = all ? (double)(s->hits + either) / (double)all : NAN;
+}
+
 void lru_curve(const struct lru_dev_stats *s, double *ratio, int n)
 {
 	uint64_t total = lru_classified(s), below = 0;

@@ -20,6 +20,14 @@ uint64_t lru_classified(const struct lru_dev_stats *s);
 double lru_hit_ratio(const struct lru_dev_stats *s);
 
 /*
+ * The hit ratio over every lookup counted, unsynced ones included: *lo if
+ * every unsynced lookup not proven a miss missed, *hi if each hit. The
+ * true ratio lies in between; NAN for both without lookups.
+ */
+void lru_hit_ratio_range(const struct lru_dev_stats *s, double *lo,
+			 double *hi);
+
+/*
  * ratio[k - 1] = the hit ratio at LRU size k, for k = 1..n
  * (n <= BHSCOPE_LRU_DEPTH_MAX); NAN everywhere without classified lookups.
  */

@@ -45,6 +45,12 @@ void lru_symbols_parse(FILE *kallsyms, struct lru_symbols *s)
 			s->invalidate_all = true;
 		else if (!strcmp(name, "invalidate_bh_lrus_cpu"))
 			s->invalidate_cpu = true;
+		else if (!strcmp(name, "invalidate_bh_lru"))
+			s->invalidate_ipi = true;
+		else if (!strcmp(name, "buffer_exit_cpu_dead"))
+			s->cpu_dead = true;
+		else if (!strcmp(name, "klp_start_transition"))
+			s->klp_transition = true;
 		else if (!strcmp(name, "bh_lru_install"))
 			s->install = true;
 		else if (!strcmp(name, "bh_lrus"))

@@ -18,6 +18,9 @@ struct lru_symbols {
 	bool find_get_block_nonatomic;	/* __find_get_block_nonatomic (6.15+) */
 	bool invalidate_all;		/* invalidate_bh_lrus */
 	bool invalidate_cpu;		/* invalidate_bh_lrus_cpu */
+	bool invalidate_ipi;		/* invalidate_bh_lru: the IPI body */
+	bool cpu_dead;			/* buffer_exit_cpu_dead: hotplug */
+	bool klp_transition;		/* klp_start_transition: livepatch */
 	bool install;			/* bh_lru_install (inlined on 6.1-6.18) */
 	bool bh_lrus;			/* the per-CPU LRU itself: a data
 					 * symbol, listed with KALLSYMS_ALL */

@@ -38,7 +38,7 @@ struct lru_attached {
 				 * the model blind to one emptying */
 };
 
-#define LRU_MAX_ATTACHED 10
+#define LRU_MAX_ATTACHED 16
 
 struct lru_session {
 	struct lru_bpf *skel;
@@ -54,6 +54,11 @@ struct lru_session {
 	 */
 	int solo_entry;
 	struct lru_owner owner;		/* who ran the lookup at load */
+	/* livepatch transitions are counted, and the count at load */
+	bool livepatch_watched;
+	uint64_t livepatch_gen;
+	/* lookup probe runs the kernel skipped, at the last read */
+	uint64_t lookup_misses;
 };
 
 /*

@@ -6,10 +6,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "lib/bpf_on_cpus.h"
 #include "lib/prog_misses.h"
+#include "lib/ticker.h"
 #include "lru.skel.h"
 #include "lru/lru_load.h"
 
@@ -162,6 +164,30 @@ static bool misses_known(const struct lru_session *s)
 	return true;
 }
 
+/*
+ * Runs of the lookup's probes the kernel skipped changed LRUs unseen:
+ * every CPU compares its shadow slot by slot at its next probe. A skipped
+ * run of an emptying watch leaves an emptying unseen: from then on no
+ * exit takes the count for proof (lone_front_ambiguous()).
+ */
+static void react_to_misses(struct lru_session *s, const struct lru_snapshot *snap)
+{
+	uint64_t lookups = snap->entry_misses + snap->exit_misses;
+	char at[16];
+
+	if (lookups != s->lookup_misses) {
+		s->lookup_misses = lookups;
+		__atomic_fetch_add(&s->skel->bss->resync_gen, 1, __ATOMIC_SEQ_CST);
+	}
+	if (snap->emptied_misses &&
+	    __atomic_exchange_n(&s->skel->bss->emptied_watched, 0, __ATOMIC_SEQ_CST)) {
+		ticker_timestamp(at, sizeof(at));
+		fprintf(stderr,
+			"bhscope: %s the kernel skipped %llu runs of the probes that watch LRUs being emptied: a slot-0 hit in an LRU of one entry is unsynced from now on\n",
+			at, (unsigned long long)snap->emptied_misses);
+	}
+}
+
 int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
 {
 	int stats_fd = bpf_map__fd(s->skel->maps.dev_stats);
@@ -185,6 +211,7 @@ int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
 	snap->exit_misses = prog_misses_of(s, LOOKUP_EXIT);
 	snap->emptied_misses = prog_misses_of(s, SEES_EMPTIED);
 	snap->misses_known = misses_known(s);
+	react_to_misses(s, snap);
 	err = read_buckets(s, snap, runs);
 	while (!err && !bpf_map_get_next_key(stats_fd, prev, &next)) {
 		key = next;

@@ -110,6 +110,26 @@ static uint64_t unsynced_all(const struct lru_dev_stats *total,
 }
 
 /*
+ * HIT% is over the classified lookups; an unsynced one may be a hit or a
+ * miss, and misses sleep more (the page cache's slow path): the ratio over
+ * every lookup lies in a range.
+ */
+static void text_ratio_range(FILE *out, const struct lru_dev_stats *total)
+{
+	char lo[16], hi[16];
+	double l, h;
+
+	if (!total->unsynced)
+		return;
+	lru_hit_ratio_range(total, &l, &h);
+	fmt_ratio(lo, sizeof(lo), l);
+	fmt_ratio(hi, sizeof(hi), h);
+	fprintf(out, "hit ratio over every lookup: %s to %s (of %llu unsynced, %llu proven misses: the task slept inside)\n",
+		lo, hi, (unsigned long long)total->unsynced,
+		(unsigned long long)total->unsynced_misses);
+}
+
+/*
  * Says what the figures above miss: lookups lost (no probe ran for them)
  * and unsynced ones (seen, outcome not provable), as shares of all.
  */
@@ -133,6 +153,7 @@ static void text_missing(FILE *out, const struct lru_report_ctx *ctx,
 		lost ? ": every figure above misses them" : "");
 	if (!delta->misses_known)
 		fprintf(out, "lost is a lower bound: this kernel does not count the runs of kprobe and tracepoint programs it skips (before 6.7)\n");
+	text_ratio_range(out, total);
 }
 
 static void text_counters(FILE *out, const struct lru_report_ctx *ctx,
@@ -215,7 +236,7 @@ void lru_curve_text(FILE *out, const struct lru_dev_stats *total,
 
 const char *lru_whatif_above(const struct lru_cpu_counters *c)
 {
-	if (c->ghost_not_installed)
+	if (c->ghost_not_installed || c->ghost_absent)
 		return "approximate";
 	if (c->resyncs)
 		return "lower bound";
@@ -232,10 +253,11 @@ static void text_exactness(FILE *out, const struct lru_report_ctx *ctx,
 	fprintf(out, "sizes 1-%d: exact over the classified lookups",
 		ctx->lru_size);
 	if (ctx->whatif > ctx->lru_size)
-		fprintf(out, "; sizes %d-%d: %s (re-read %llu, not-installed hits %llu)",
+		fprintf(out, "; sizes %d-%d: %s (re-read %llu, not-installed hits %llu, absent hits %llu)",
 			ctx->lru_size + 1, ctx->whatif, lru_whatif_above(&c),
 			(unsigned long long)c.resyncs,
-			(unsigned long long)c.ghost_not_installed);
+			(unsigned long long)c.ghost_not_installed,
+			(unsigned long long)c.ghost_absent);
 	fprintf(out, "\n");
 }
 
@@ -312,6 +334,18 @@ struct json_object *lru_curve_json(const struct lru_dev_stats *s, int lo,
 	return o;
 }
 
+/* [lo, hi]: the hit ratio over every lookup (lru_hit_ratio_range()). */
+static struct json_object *json_ratio_range(const struct lru_dev_stats *s)
+{
+	struct json_object *a = json_object_new_array();
+	double lo, hi;
+
+	lru_hit_ratio_range(s, &lo, &hi);
+	json_object_array_add(a, json_out_double(lo));
+	json_object_array_add(a, json_out_double(hi));
+	return a;
+}
+
 /* One set of figures; null for those this kernel cannot measure. */
 static struct json_object *json_stats(const struct lru_report_ctx *ctx,
 				      const struct lru_dev_stats *s)
@@ -326,7 +360,7 @@ static struct json_object *json_stats(const struct lru_report_ctx *ctx,
 		static const char *const unknown[] = {
 			"lookups", "lookups_per_s", "hit_ratio", "installed",
 			"not_installed", "absent", "unsynced", "evictions",
-			"slots", "whatif",
+			"slots", "whatif", "hit_ratio_range", "unsynced_misses",
 		};
 
 		for (size_t i = 0; i < sizeof(unknown) / sizeof(*unknown); i++)
@@ -341,6 +375,8 @@ static struct json_object *json_stats(const struct lru_report_ctx *ctx,
 	add_u64(o, "not_installed", s->not_installed);
 	add_u64(o, "absent", s->absent);
 	add_u64(o, "unsynced", s->unsynced);
+	add_u64(o, "unsynced_misses", s->unsynced_misses);
+	json_object_object_add(o, "hit_ratio_range", json_ratio_range(s));
 	add_u64(o, "evictions", s->evictions);
 	slots = json_object_new_array();
 	for (int i = 0; i < ctx->lru_size && i < BHSCOPE_LRU_DEPTH_MAX; i++)
@@ -390,6 +426,10 @@ static struct json_object *json_counters(const struct lru_report_ctx *ctx,
 			       json_object_new_uint64(c.resyncs) : NULL);
 	json_object_object_add(o, "ghost_not_installed", lk ?
 			       json_object_new_uint64(c.ghost_not_installed) : NULL);
+	json_object_object_add(o, "ghost_absent", lk ?
+			       json_object_new_uint64(c.ghost_absent) : NULL);
+	json_object_object_add(o, "full_checks", lk ?
+			       json_object_new_uint64(c.full_checks) : NULL);
 	json_object_object_add(o, "unsynced_nodev", lk ?
 			       json_object_new_uint64(c.unsynced_nodev) : NULL);
 	return o;
