@@ -22,7 +22,7 @@
  *                                       buffer_exit_cpu_dead)
  *   tracepoint block:block_touch_buffer hits only: no fentry, no kprobes
  *                                       (BTF tracepoint, else classic)
- *   tracepoints bhtune:*                bhtune.ko owns the LRU
+ *   raw tracepoints bhtune_*            bhtune.ko owns the LRU
  *
  * Nothing is guessed. The exit classifies a lookup only when it can prove
  * the LRU change it sees is this lookup's, on this CPU: the entry probe
@@ -946,75 +946,79 @@ int BPF_KPROBE(kprobe_livepatch)
 	return 0;
 }
 
-/* bhtune.ko owns the LRU: its tracepoints say what each lookup did. */
-SEC("tracepoint/bhtune/bhtune_lookup")
-int tp_bhtune_lookup(struct bhtune_lookup_args *ctx)
+/*
+ * bhtune.ko owns the LRU: its tracepoints say what each lookup did, read
+ * as raw tracepoints (see lru_bhtune.h).
+ */
+SEC("raw_tp/bhtune_lookup")
+int BPF_PROG(raw_bhtune_lookup, const struct bhtune_lookup_record *li)
 {
 	struct lru_cpu_state *st = cpu_state_get();
 	struct lru_result r = { .dist = -1, .slot = -1 };
+	struct bhtune_lookup_record e;
 	struct lru_key victim;
 	__u32 cap;
 	int depth;
 
-	if (!st)
+	if (!st || bpf_probe_read_kernel(&e, sizeof(e), li))
 		return 0;
-	r.key.block = ctx->block;
-	r.key.dev = ctx->dev;
-	r.key.size = ctx->size;
-	r.lru_size = ctx->lru_size;
-	r.flags = (ctx->found ? LRU_EV_FOUND : 0) |
-		  (ctx->slot >= 0 || ctx->installed ? LRU_EV_FRONT : 0);
-	if (ctx->slot >= 0) {
+	r.key.block = e.block;
+	r.key.dev = e.dev;
+	r.key.size = e.size;
+	r.lru_size = e.lru_size;
+	r.flags = (e.found ? LRU_EV_FOUND : 0) |
+		  (e.slot >= 0 || e.installed ? LRU_EV_FRONT : 0);
+	if (e.slot >= 0) {
 		r.outcome = LRU_HIT;
-		r.slot = ctx->slot;
-		r.dist = ctx->slot;
-	} else if (!ctx->found) {
+		r.slot = e.slot;
+		r.dist = e.slot;
+	} else if (!e.found) {
 		r.outcome = LRU_MISS_ABSENT;
 		/* see lookup_absent() */
-		if (ghost_cap(ctx->lru_size) &&
+		if (ghost_cap(e.lru_size) &&
 		    ghost_find(&st->ghost, &r.key) >= 0)
 			count_cpu(__builtin_offsetof(struct lru_cpu_counters,
 						     ghost_absent));
-	} else if (!ctx->installed) {
+	} else if (!e.installed) {
 		r.outcome = LRU_MISS_NOT_INSTALLED;
-		cap = ghost_cap(ctx->lru_size);
+		cap = ghost_cap(e.lru_size);
 		depth = cap ? ghost_find(&st->ghost, &r.key) : -1;
 		if (depth >= 0) {
-			r.dist = ctx->lru_size + depth;
+			r.dist = e.lru_size + depth;
 			count_cpu(__builtin_offsetof(struct lru_cpu_counters,
 						     ghost_not_installed));
 		}
 	} else {
 		r.outcome = LRU_MISS_INSTALLED;
-		r.evicted = ctx->evict_size != 0;
-		cap = ghost_cap(ctx->lru_size);
+		r.evicted = e.evict_size != 0;
+		cap = ghost_cap(e.lru_size);
 		if (cap) {
 			depth = ghost_take(&st->ghost, &r.key);
 			if (depth >= 0)
-				r.dist = ctx->lru_size + depth;
-			victim.block = ctx->evict_block;
-			victim.dev = ctx->evict_dev;
-			victim.size = ctx->evict_size;
+				r.dist = e.lru_size + depth;
+			victim.block = e.evict_block;
+			victim.dev = e.evict_dev;
+			victim.size = e.evict_size;
 			if (r.evicted)
 				ghost_push(&st->ghost, &victim, cap);
 		}
 	}
-	if (ctx->slot >= 0 || r.outcome == LRU_MISS_INSTALLED)
+	if (e.slot >= 0 || r.outcome == LRU_MISS_INSTALLED)
 		st->nonempty = 1;
 	lru_account(st, &r);
 	return 0;
 }
 
-SEC("tracepoint/bhtune/bhtune_invalidate")
-int tp_bhtune_invalidate(struct bhtune_invalidate_args *ctx)
+SEC("raw_tp/bhtune_invalidate")
+int BPF_PROG(raw_bhtune_invalidate, __u32 cpu)
 {
 	struct lru_cpu_state *st;
 
-	st = bpf_map_lookup_percpu_elem(&cpu_state, &zero_key, ctx->cpu);
+	st = bpf_map_lookup_percpu_elem(&cpu_state, &zero_key, cpu);
 	if (!st)
 		return 0;
 	lru_restart(st);
 	if (trace_events)
-		trace_reset(st, ctx->cpu);
+		trace_reset(st, cpu);
 	return 0;
 }

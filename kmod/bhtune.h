@@ -38,7 +38,11 @@ enum bhtune_drain_reason {
 	BHTUNE_DRAIN_UNLOAD = 3,	/* patch being disabled or module exit */
 };
 
-/* One completed lookup, as reported by the bhtune_lookup tracepoint. */
+/*
+ * One completed lookup, as reported by the bhtune_lookup tracepoint. An
+ * interface: bhscope reads it as a raw tracepoint's argument, laid out as
+ * include/lru_bhtune.h's struct bhtune_lookup_record says.
+ */
 struct bhtune_lookup_info {
 	dev_t dev;
 	sector_t block;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bhtune tracepoints.  The field names, types and order are an interface:
- * bhscope's BPF programs read these records raw (classic tracepoint
- * programs, no BTF needed), so change them only together with bpf/ and
- * kmod/README.md.
+ * bhtune tracepoints.  Their arguments are an interface: bhscope's BPF
+ * programs attach as raw tracepoints (no BTF needed) and read struct
+ * bhtune_lookup_info as include/lru_bhtune.h mirrors it, checking these
+ * fields' names and sizes in the format files; change them only together
+ * with bpf/, include/ and kmod/README.md.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM bhtune

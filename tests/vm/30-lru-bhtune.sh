@@ -34,7 +34,7 @@ workload 2
 
 p=$("$LRU_BHSCOPE" lru --probes -j)
 lru_check "--probes: bhtune's tracepoints give the lookups" \
-	'.mode == "bhtune" and .figures.lookups.source == "tracepoint bhtune:bhtune_lookup"' "$p"
+	'.mode == "bhtune" and .figures.lookups.source == "raw tracepoint bhtune:bhtune_lookup"' "$p"
 
 # Both models start from an empty LRU: bhtune's events name the entries an
 # install evicts, so bhscope's ghost list would learn the LRU the warm-up

@@ -56,7 +56,7 @@ static void lookup_target_pick(const struct lru_symbols *sym,
 }
 
 enum hook_kind { HOOK_FENTRY, HOOK_FEXIT, HOOK_KPROBE, HOOK_KRETPROBE, HOOK_TP,
-		 HOOK_TP_BTF };
+		 HOOK_TP_BTF, HOOK_RAW_TP };
 
 static const char *const hook_kind_names[] = {
 	[HOOK_FENTRY] = "fentry",
@@ -65,6 +65,7 @@ static const char *const hook_kind_names[] = {
 	[HOOK_KRETPROBE] = "kretprobe",
 	[HOOK_TP] = "tracepoint",
 	[HOOK_TP_BTF] = "tp_btf",
+	[HOOK_RAW_TP] = "raw_tp",
 };
 
 static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size,
@@ -132,6 +133,9 @@ static int attach_or_later(struct lru_session *s, struct bpf_program *prog,
 	case HOOK_KRETPROBE:
 		link = bpf_program__attach_kprobe(prog, kind == HOOK_KRETPROBE,
 						  target);
+		break;
+	case HOOK_RAW_TP:
+		link = bpf_program__attach_raw_tracepoint(prog, target);
 		break;
 	case HOOK_TP:
 		colon = strchr(target, ':');
@@ -240,10 +244,10 @@ retry:
 			 strerror(errno));
 		return -errno;
 	}
-	bpf_program__set_autoload(skel->progs.tp_bhtune_lookup, true);
-	bpf_program__set_autoload(skel->progs.tp_bhtune_invalidate, true);
+	bpf_program__set_autoload(skel->progs.raw_bhtune_lookup, true);
+	bpf_program__set_autoload(skel->progs.raw_bhtune_invalidate, true);
 	bpf_program__set_autoload(skel->progs.fentry_livepatch, watch);
-	err = load_skel(s, skel, "tracepoint", "bhtune:bhtune_lookup", why, len);
+	err = load_skel(s, skel, "raw tracepoint", "bhtune_lookup", why, len);
 	if (err && watch) {
 		/* perhaps only the livepatch watch: the owner is read anyway */
 		watch = false;
@@ -253,16 +257,16 @@ retry:
 		return err;
 	if (watch)
 		attach_livepatch_watch(s, HOOK_FENTRY);
-	err = attach(s, skel->progs.tp_bhtune_lookup, HOOK_TP,
-		     "bhtune:bhtune_lookup", ROLE_LOOKUP_EXIT) ?:
-	      attach(s, skel->progs.tp_bhtune_invalidate, HOOK_TP,
-		     "bhtune:bhtune_invalidate", ROLE_EMPTIED);
+	err = attach(s, skel->progs.raw_bhtune_lookup, HOOK_RAW_TP,
+		     "bhtune_lookup", ROLE_LOOKUP_EXIT) ?:
+	      attach(s, skel->progs.raw_bhtune_invalidate, HOOK_RAW_TP,
+		     "bhtune_invalidate", ROLE_EMPTIED);
 	if (err) {
-		probe_reason(why, len, "tracepoint", "bhtune:*", err);
+		probe_reason(why, len, "raw tracepoint", "bhtune_*", err);
 		drop_skel(s);
 		return err;
 	}
-	snprintf(s->hooks.hook, sizeof(s->hooks.hook), "tracepoint:bhtune:bhtune_lookup");
+	snprintf(s->hooks.hook, sizeof(s->hooks.hook), "raw_tp:bhtune_lookup");
 	lru_figures_bhtune(&s->hooks, o, n);
 	return 0;
 }

@@ -82,7 +82,7 @@ void lru_figures_bhtune(struct lru_hooks *h, const struct lru_load_opts *o,
 		     "bhtune's lru_size parameter (%d at start), and each lookup's lru_size",
 		     lru_size);
 	for (int f = LRU_FIG_LOOKUPS; f <= LRU_FIG_EVICTIONS; f++)
-		probe_status_from(&h->fig[f], "tracepoint bhtune:bhtune_lookup");
+		probe_status_from(&h->fig[f], "raw tracepoint bhtune:bhtune_lookup");
 	whatif_figure(h, o,
 		      "bhtune's hit slots, and a ghost list of its evictions");
 	probe_status_from(&h->fig[LRU_FIG_INVALIDATIONS],
