@@ -75,3 +75,16 @@ bh_lookup_func() {
 in_kallsyms() {
 	grep -qE " $1\$" /proc/kallsyms
 }
+
+# Whether the kernel preempts kernel code anywhere: full or lazy
+# preemption (PREEMPT_DYNAMIC's sched/preempt), a PREEMPT or PREEMPT_RT
+# build (uname -v).
+preempts_kernel() {
+	local model
+	model=$(sed -n 's/.*(\([a-z]*\)).*/\1/p' /sys/kernel/debug/sched/preempt 2>/dev/null || true)
+	case $model in
+	full | lazy) return 0 ;;
+	none | voluntary) return 1 ;;
+	esac
+	uname -v | grep -qE 'PREEMPT(_RT|_LAZY)?( |$)' && ! uname -v | grep -q PREEMPT_DYNAMIC
+}
