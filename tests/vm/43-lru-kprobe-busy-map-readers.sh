@@ -10,7 +10,7 @@
 # bhscope lru --hook kprobe may count fewer, never more; what it misses
 # must be in its lost lookups where the kernel counts skipped runs (6.7
 # on), and the lost count must be marked a lower bound where it does not.
-# vm-also: full
+# vm-also: full rt
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
 . "$REPO/tests/lib/guest.sh"

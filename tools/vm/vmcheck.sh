@@ -236,10 +236,11 @@ boot_guest() {
 # preempt=full on the command line). A guest is named after both: 6.1,
 # 6.1+full. Tests run on every default guest; a test also runs on the
 # other guests when its head says so ("# vm-also: full"), or when
-# VM_TESTS names it.
+# VM_TESTS names it. PREEMPT_RT flavours (6.1-rt) are guests of their
+# own variant, rt ("# vm-also: rt").
 # VM_GUESTS names them outright; given VM_KERNELS or VM_VARIANTS instead,
 # every series boots in every variant.
-VM_DEFAULT_GUESTS="6.1 6.12 6.1+full 6.12+full 6.1-cloud"
+VM_DEFAULT_GUESTS="6.1 6.12 6.1+full 6.12+full 6.1-cloud 6.1-rt 6.12-rt"
 # Guests at once: QEMU's single-threaded TCG keeps one host core busy each.
 VM_JOBS=${VM_JOBS:-$(($(nproc) < 2 ? 1 : 2))}
 guests=()
