@@ -9,8 +9,10 @@ reads its inode through the buffer cache). Modes: untraced, `bhscope lru`
 and `bhscope lru --whatif 64` at a 1 s interval, tools/bench/lru.bt, an
 fexit program that does nothing on the same lookup (the floor), one that
 only counts whether the bh returned is at the LRU's front (the least a
-classifying exit probe does), and an empty one on
-block:block_touch_buffer (what a probe on hits alone starts from).
+classifying exit probe does), an empty one on
+block:block_touch_buffer (what a probe on hits alone starts from), and
+the floors of an entry-only probe: an empty fentry, one reading the LRU's
+front, one comparing its key, and an empty program on sched_switch.
 
 ns/event is per lookup: all of a tracer's BPF run time over the run count
 of its lookup probe (bhscope runs one program per lookup, at its exit;
@@ -139,10 +141,22 @@ def main():
                         event_prog="fexit_lookup")),
         ("bpftrace", abbench.Tracer("bpftrace", ["bpftrace", bt_path], 3,
                                     event_prog=func[:15], start_timeout=180)),
-        # The floor under any exit probe: an fexit that does nothing. Every
-        # lookup pays it before bhscope's program does any work.
-        ("empty fexit", abbench.Tracer("bpftrace", ["bpftrace", "-e", f"kretfunc:{func} {{ }}"],
-                                       1, event_prog=func[:15], start_timeout=180)),
+        # The floors of an exit probe and of an entry-only one (issue 31):
+        # an fexit and an fentry that do nothing, from the same loader.
+        ("empty fexit", abbench.Tracer("bench-floor", [floor, "exit", func], 1,
+                                       event_prog="floor_exit")),
+        ("empty fentry", abbench.Tracer("bench-floor", [floor, "entry", func], 1,
+                                        event_prog="floor_entry")),
+        # What an entry that classifies the previous lookup reads: this
+        # CPU's LRU slots 0 and 1, and then slot 0's key against its own.
+        ("fentry, LRU front", abbench.Tracer("bench-floor", [floor, "entry-front", func], 1,
+                                             event_prog="floor_entry_front")),
+        ("fentry, front key", abbench.Tracer("bench-floor", [floor, "entry-key", func], 1,
+                                             event_prog="floor_entry_key")),
+        # A flush of pending lookups at each context switch starts from an
+        # empty program on sched_switch (ns/event per switch).
+        ("empty sched_switch", abbench.Tracer("bench-floor", [floor, "switch"], 1,
+                                              event_prog="floor_switch")),
         # The least an exit probe that classifies does: the fexit, and a
         # per-CPU count of whether the bh returned is at the LRU's front.
         ("fexit, front count", abbench.Tracer("bench-floor", [floor, "front", func], 1,
