@@ -6,7 +6,8 @@
 # bhtune against Debian's 6.1 and 6.12 headers (the VM bench's cache) with
 # klp-fixup's livepatch relocations intact, and an existing bhtune guest
 # test loads the DKMS-built modules. Everything installed is removed.
-# DEB_VM_GUESTS (default 6.1): the guests of the last part; empty skips it.
+# DEB_VM_GUESTS (default 6.1): the guests of the last part; empty (or
+# BHSCOPE_SKIP_VM=1) skips it.
 # live-after-vm: its last part boots a guest through the VM bench with the
 # DKMS-built modules in place of VM_BUILD/<series>/bhtune
 set -euo pipefail
@@ -125,6 +126,8 @@ took "dkms builds"
 vm_kernels=${DEB_VM_GUESTS-6.1}
 if [[ -z $vm_kernels ]]; then
 	echo "SKIP: $TEST_NAME/guest_loads_the_dkms_modules: DEB_VM_GUESTS is empty"
+elif [[ ${BHSCOPE_SKIP_VM:-0} == 1 ]]; then
+	echo "SKIP: $TEST_NAME/guest_loads_the_dkms_modules: BHSCOPE_SKIP_VM=1"
 elif ! command -v qemu-system-x86_64 > /dev/null; then
 	echo "SKIP: $TEST_NAME/guest_loads_the_dkms_modules: qemu-system-x86_64 is not installed"
 else
