@@ -13,6 +13,7 @@
 #include "lib/clock.h"
 #include "lib/env.h"
 #include "serve/serve.h"
+#include "serve/serve_http.h"
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
@@ -227,6 +228,7 @@ static void collect_maps(struct prom_buf *out)
 static void collect_http(const struct serve_state *st, struct prom_buf *out)
 {
 	static const char name[] = "bhscope_http_requests_total";
+	static const char closed[] = "bhscope_http_connections_closed_total";
 	const struct {
 		const char *code;
 		const uint64_t *n;
@@ -243,6 +245,20 @@ static void collect_http(const struct serve_state *st, struct prom_buf *out)
 
 		prom_labels_add(&ls, "code", codes[i].code);
 		prom_sample_u64(out, name, &ls, LOAD(*codes[i].n));
+	}
+	char help[400];
+
+	snprintf(help, sizeof(help),
+		 "HTTP connections bhscope closed: head_deadline, a request head not whole within %g s; address_full, the oldest of an address holding %d made way for its newest; server_full, the oldest of the address holding the most made way when all %d were taken.",
+		 SERVE_HTTP_HEAD_S, SERVE_HTTP_MAX_CONNS_PER_IP,
+		 SERVE_HTTP_MAX_CONNS);
+	prom_family(out, closed, PROM_COUNTER, help);
+	for (int i = 0; i < SERVE_CLOSE_NR; i++) {
+		struct prom_labels ls = {};
+
+		prom_labels_add(&ls, "reason", serve_conn_close_names[i]);
+		prom_sample_u64(out, closed, &ls,
+				LOAD(st->counters.http_closed[i]));
 	}
 }
 
