@@ -777,9 +777,11 @@ int BPF_KPROBE(kprobe_install)
 /*
  * A CPU hotplug step: a dead CPU's LRU is emptied (buffer_exit_cpu_dead(),
  * run on another CPU), unseen by its next lookup's exit but for this.
+ * A raw tracepoint: attached by name, it needs neither tracefs (a classic
+ * one's id) nor a BTF flavour, and its skipped runs are counted.
  */
-SEC("tracepoint/cpuhp/cpuhp_enter")
-int tp_cpuhp_enter(void *ctx)
+SEC("raw_tp/cpuhp_enter")
+int raw_cpuhp_enter(void *ctx)
 {
 	__sync_fetch_and_add(&lru_emptied_gen, 1);
 	return 0;

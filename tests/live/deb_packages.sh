@@ -23,6 +23,10 @@ for pkg in bhscope bhtune-dkms; do
 	installed "$pkg" && skip_all "$pkg is installed on this machine: not replacing it"
 done
 version=$(dpkg-parsechangelog -l debian/changelog -SVersion)
+# tracefs as found, put back whatever happens (registered first: last run)
+tracefs_opts() { awk '$2 == "/sys/kernel/tracing" { print $4 }' /proc/mounts; }
+tracefs_before=$(tracefs_opts)
+on_exit "mount -o 'remount,$(grep -o 'gid=[0-9]*' <<< "$tracefs_before" || echo gid=0),$(grep -o 'mode=[0-7]*' <<< "$tracefs_before" || echo mode=700)' /sys/kernel/tracing; rm -f /run/bhscope-tracefs.orig"
 
 # Build
 start=$SECONDS
@@ -51,6 +55,7 @@ check bhscope_package_contents has "$deb_bhscope" /usr/sbin/bhscope /usr/bin/bhb
 	/usr/share/man/man8/bhscope.8.gz /usr/share/man/man8/bhscope-lru.8.gz \
 	/usr/share/man/man1/bhbench.1.gz /usr/share/bash-completion/completions/bhscope \
 	/lib/systemd/system/bhscope.service /etc/default/bhscope \
+	/usr/libexec/bhscope/bhscope-tracefs \
 	/usr/lib/sysusers.d/bhscope.conf /usr/share/bhscope/grafana/bhscope.json \
 	/usr/share/bhscope/prometheus/bhscope.rules.yml
 check bhtune_dkms_package_contents has "$deb_dkms" "/usr/src/bhtune-$version/dkms.conf" \
@@ -84,6 +89,13 @@ check installed_unit_verifies systemd-analyze verify /lib/systemd/system/bhscope
 check unit_runs_the_installed_binary grep -qx 'ExecStart=/usr/sbin/bhscope serve $BHSCOPE_SERVE_ARGS' \
 	/lib/systemd/system/bhscope.service
 check service_group_created bash -c "getent group '$group' > /dev/null"
+check installed_unit_remounts_nothing_itself \
+	bash -c "! grep -E '^Exec' /lib/systemd/system/bhscope.service | grep -q mount"
+# The installed tracefs step asks the installed bhscope, and changes
+# nothing on this kernel (BTF tracepoints: no probe needs tracefs).
+check installed_tracefs_step_leaves_tracefs bash -c \
+	"/usr/libexec/bhscope/bhscope-tracefs grant | grep -q 'no probe needs it' &&
+	 [[ \$(awk '\$2 == \"/sys/kernel/tracing\" { print \$4 }' /proc/mounts) == '$tracefs_before' ]]"
 compl=/usr/share/bash-completion/completions/bhscope
 check installed_completion_parses bash -n "$compl"
 check installed_completion_l_is_lru test "$(complete_words "$compl" /usr/sbin "bhscope l")" = lru
@@ -148,6 +160,16 @@ fi
 
 took "guest"
 
+# A service that never stopped left tracefs readable by its group (as
+# bhscope-tracefs grant does where a classic tracepoint needs it): the
+# package's removal puts tracefs's gid and mode back.
+fake=$(mktemp /tmp/bhscope-fake.XXXXXX)
+on_exit "rm -f '$fake'"
+printf '%s\n' '#!/bin/sh' 'echo "tracefs: needed by jbd2 tracepoint/jbd2/jbd2_run_stats"' > "$fake"
+chmod 755 "$fake"
+BHSCOPE=$fake /usr/libexec/bhscope/bhscope-tracefs grant > /dev/null
+check tracefs_granted_before_removal grep -q "gid=$(getent group "$group" | cut -d: -f3)" <<< "$(tracefs_opts)"
+
 # Removal leaves nothing.
 run_cleanups
 # shellcheck disable=SC2016 # expanded by that bash
@@ -155,6 +177,8 @@ check bhscope_purged bash -c '! dpkg-query -W bhscope > /dev/null 2>&1 || \
 	[[ $(dpkg-query -W -f="\${db:Status-Status}" bhscope) == not-installed ]]'
 check binary_removed test ! -e /usr/sbin/bhscope
 check unit_removed test ! -e /lib/systemd/system/bhscope.service
+check removal_put_tracefs_back test "$(tracefs_opts)" = "$tracefs_before"
+check removal_dropped_the_tracefs_record test ! -e /run/bhscope-tracefs.orig
 check dkms_tree_removed test ! -e "/var/lib/dkms/bhtune/$version"
 check module_sources_removed test ! -e "/usr/src/bhtune-$version"
 finish

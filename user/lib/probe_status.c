@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/env.h"
 #include "lib/probe_status.h"
 
 void probe_status_from(struct probe_status *st, const char *fmt, ...)
@@ -55,9 +56,16 @@ void probe_reason(char *buf, size_t len, const char *kind, const char *target,
 		  int err)
 {
 	const char *lockdown = probe_lockdown_mode();
+	const char *tracefs = env_tracefs_why();
 
 	err = err < 0 ? -err : err;
-	if ((err == EPERM || err == EACCES) && lockdown &&
+	/* a classic tracepoint's id is read from tracefs by libbpf */
+	if (tracefs && !strcmp(kind, "tracepoint") &&
+	    (err == EACCES || err == EPERM || err == ENOENT)) {
+		snprintf(buf, len,
+			 "classic tracepoints on %s need their ids from tracefs, and %s",
+			 target, tracefs);
+	} else if ((err == EPERM || err == EACCES) && lockdown &&
 	    strcmp(lockdown, "none")) {
 		snprintf(buf, len,
 			 "the kernel refuses %s programs on %s (%s; kernel lockdown: %s)",

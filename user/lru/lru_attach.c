@@ -56,7 +56,7 @@ static void lookup_target_pick(const struct lru_symbols *sym,
 }
 
 enum hook_kind { HOOK_FENTRY, HOOK_FEXIT, HOOK_KPROBE, HOOK_KRETPROBE, HOOK_TP,
-		 HOOK_TP_BTF };
+		 HOOK_TP_BTF, HOOK_RAW_TP };
 
 static const char *const hook_kind_names[] = {
 	[HOOK_FENTRY] = "fentry",
@@ -65,6 +65,7 @@ static const char *const hook_kind_names[] = {
 	[HOOK_KRETPROBE] = "kretprobe",
 	[HOOK_TP] = "tracepoint",
 	[HOOK_TP_BTF] = "tp_btf",
+	[HOOK_RAW_TP] = "raw_tp",
 };
 
 static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size,
@@ -98,7 +99,8 @@ static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size,
 enum hook_role { ROLE_OTHER, ROLE_LOOKUP_ENTRY, ROLE_LOOKUP_EXIT, ROLE_EMPTIED };
 
 /*
- * Attaches prog; target is a function, or "category:name" for HOOK_TP.
+ * Attaches prog; target is a function, or "category:name" for HOOK_TP and
+ * HOOK_RAW_TP.
  * With later, only takes its slot in s->att (link NULL): attach_slot()
  * attaches it when it is needed.
  */
@@ -125,6 +127,10 @@ static int attach_or_later(struct lru_session *s, struct bpf_program *prog,
 	case HOOK_KRETPROBE:
 		link = bpf_program__attach_kprobe(prog, kind == HOOK_KRETPROBE,
 						  target);
+		break;
+	case HOOK_RAW_TP:
+		link = bpf_program__attach_raw_tracepoint(prog,
+							  strchr(target, ':') + 1);
 		break;
 	case HOOK_TP:
 		colon = strchr(target, ':');
@@ -303,7 +309,7 @@ static void attach_optional(struct lru_session *s, bool fentry,
 		watched &= !err;
 	}
 	if (watched && sym->invalidate_all &&
-	    !attach(s, k->progs.tp_cpuhp_enter, HOOK_TP, "cpuhp:cpuhp_enter",
+	    !attach(s, k->progs.raw_cpuhp_enter, HOOK_RAW_TP, "cpuhp:cpuhp_enter",
 		    ROLE_EMPTIED))
 		watch_emptied(s);
 	if (inval[0])
@@ -516,7 +522,7 @@ retry:
 		bpf_program__set_autoload(fentry ? skel->progs.fentry_install :
 						   skel->progs.kprobe_install,
 					  sym->install);
-		bpf_program__set_autoload(skel->progs.tp_cpuhp_enter,
+		bpf_program__set_autoload(skel->progs.raw_cpuhp_enter,
 					  sym->invalidate_all);
 	}
 	err = load_skel(s, skel, kind, t->func, why, len);
