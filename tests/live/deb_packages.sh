@@ -2,7 +2,8 @@
 # The Debian packages, as an operator meets them: `make deb` builds bhscope
 # and bhtune-dkms with dpkg-buildpackage; lintian finds nothing; bhscope
 # installs with dpkg -i and then has its command, man pages, completion and
-# a unit that systemd-analyze verifies; bhtune-dkms installs and DKMS builds
+# a unit that systemd-analyze verifies, installed disabled and not started
+# (README.Debian says how to enable it); bhtune-dkms installs and DKMS builds
 # bhtune against Debian's 6.1 and 6.12 headers (the VM bench's cache) with
 # klp-fixup's livepatch relocations intact, and an existing bhtune guest
 # test loads the DKMS-built modules. Everything installed is removed.
@@ -85,6 +86,20 @@ check installed_version test "$(/usr/sbin/bhscope --version)" = "bhscope $versio
 check man_finds_bhscope_lru test "$(man -w bhscope-lru)" = /usr/share/man/man8/bhscope-lru.8.gz
 check man_finds_bhtune_only_with_dkms bash -c '! man -w 4 bhtune 2> /dev/null'
 check installed_unit_verifies systemd-analyze verify /lib/systemd/system/bhscope.service
+# Installing starts no kernel tracer: the unit is neither enabled nor
+# started (no start in the maintainer scripts, no bhscope running), and
+# README.Debian says what it attaches and how to enable it.
+check unit_not_enabled_after_install test "$(systemctl is-enabled bhscope 2>&1)" = disabled
+ctrl=$(mktemp -d /tmp/bhscope-deb-ctrl.XXXXXX)
+on_exit "rm -rf '$ctrl'"
+dpkg-deb -e "$deb_bhscope" "$ctrl"
+check postinst_starts_nothing bash -c "! grep -Eq 'deb-systemd-invoke (start|\\\$_dh_action)|systemctl (start|enable)' '$ctrl/postinst'"
+check prerm_stops_the_service_on_removal grep -q 'deb-systemd-invoke stop bhscope.service' "$ctrl/prerm"
+check no_bhscope_running_after_install bash -c '! pgrep -f "^/usr/sbin/bhscope" > /dev/null'
+readme=/usr/share/doc/bhscope/README.Debian
+[[ -e $readme ]] || readme=$readme.gz
+check readme_debian_says_how_to_enable bash -c "zcat -f '$readme' | grep -q 'systemctl enable --now bhscope'"
+check readme_debian_says_what_it_costs bash -c "zcat -f '$readme' | grep -q 'What it costs'"
 # shellcheck disable=SC2016 # the unit's own text
 check unit_runs_the_installed_binary grep -qx 'ExecStart=/usr/sbin/bhscope serve $BHSCOPE_SERVE_ARGS' \
 	/lib/systemd/system/bhscope.service
