@@ -3,7 +3,10 @@
 # and bhtune-dkms with dpkg-buildpackage; lintian finds nothing; bhscope
 # installs with dpkg -i and then has its command, man pages, completion and
 # a unit that systemd-analyze verifies, installed disabled and not started
-# (README.Debian says how to enable it); bhtune-dkms installs and DKMS builds
+# (README.Debian says how to enable it); bhtune-dkms installs, says in one
+# line that the running kernel lacks headers where it does, ships
+# README.Debian (headers, Secure Boot, a modprobe.d example of real
+# parameters), and DKMS builds
 # bhtune against Debian's 6.1 and 6.12 headers (the VM bench's cache) with
 # klp-fixup's livepatch relocations intact, and an existing bhtune guest
 # test loads the DKMS-built modules. Everything installed is removed.
@@ -119,12 +122,30 @@ took "bhscope installed"
 
 # bhtune-dkms installed; DKMS builds against the cached Debian headers.
 on_exit "dkms remove bhtune/$version --all > /dev/null 2>&1; dpkg --purge bhtune-dkms > /dev/null 2>&1"
-rc=0
-dpkg -i "$deb_dkms" > /dev/null 2>&1 || rc=$?
-check dpkg_installs_bhtune_dkms test "$rc" -eq 0
-check dkms_knows_bhtune bash -c "dkms status bhtune | grep -q 'bhtune/$version'"
 ko_dir=$(mktemp -d /tmp/bhscope-dkms-ko.XXXXXX)
 on_exit "rm -rf '$ko_dir'"
+rc=0
+dpkg -i "$deb_dkms" > "$ko_dir/dpkg-i.log" 2>&1 || rc=$?
+check dpkg_installs_bhtune_dkms test "$rc" -eq 0
+check dkms_knows_bhtune bash -c "dkms status bhtune | grep -q 'bhtune/$version'"
+# Without headers for the running kernel (this host has none), one line
+# says so and names the package; README.Debian tells the rest.
+kver=$(uname -r)
+if [[ -d /lib/modules/$kver/build/include ]]; then
+	check no_headers_line_where_headers_are bash -c "! grep -q '^bhtune-dkms: .*headers' '$ko_dir/dpkg-i.log'"
+else
+	sed -n 's/^/  dpkg -i: /p' "$ko_dir/dpkg-i.log"
+	check no_headers_said_in_one_line test "$(grep -c "^bhtune-dkms: .*not installed: apt install linux-headers-$kver," "$ko_dir/dpkg-i.log")" -eq 1
+fi
+dkms_readme=/usr/share/doc/bhtune-dkms/README.Debian
+[[ -e $dkms_readme ]] || dkms_readme=$dkms_readme.gz
+# shellcheck disable=SC2016 # the README's own words
+for topic in 'linux-headers-$(uname -r)' 'mokutil --import /var/lib/dkms/mok.pub' \
+	'/etc/modprobe.d/bhtune.conf' 'options bhtune '; do
+	check "dkms_readme_has_${topic//[^a-z]/_}" bash -c "zcat -f '$dkms_readme' | grep -qF -- '$topic'"
+done
+# the parameters its modprobe.d example sets: bhtune.ko's own, checked below
+example_params=$(zcat -f "$dkms_readme" | sed -n 's/^ *options bhtune //p' | tr ' ' '\n' | cut -d= -f1)
 for series in 6.1 6.12; do
 	if ! env=$(tools/vm/kernel-fetch.sh "$series" 2> /dev/null); then
 		echo "SKIP: $TEST_NAME/dkms_builds_for_$series: no Debian $series kernel in the cache or the archive"
@@ -143,6 +164,11 @@ for series in 6.1 6.12; do
 	# klp-fixup ran, and nothing (dkms's strip) undid it.
 	check "livepatch_relocations_kept_for_$series" \
 		bash -c "readelf -SW '$built/bhtune.ko' | grep -q '\.klp\.rela\.vmlinux\.'"
+	echo "dkms signed bhtune.ko for $series: $(modinfo -F signer "$built/bhtune.ko" || true)"
+	check "readme_modprobe_example_names_real_parameters_for_$series" bash -c \
+		"parms=\$(modinfo -F parm '$built/bhtune.ko' | cut -d: -f1)
+		 for p in $(echo "$example_params" | tr '\n' ' '); do grep -qx \"\$p\" <<< \"\$parms\" || exit 1; done
+		 [[ -n '$example_params' ]]"
 	mkdir -p "$ko_dir/$kver"
 	cp "$built"/*.ko "$ko_dir/$kver/" 2> /dev/null || true
 done
