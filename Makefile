@@ -248,9 +248,13 @@ install: all man
 		install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man$${m##*.}/$${m##*/} || exit 1; done
 	$(Q)install -D -m 0644 completion/bhscope \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bhscope
+	$(Q)install -d $(DESTDIR)$(PREFIX)/libexec/bhscope
+	$(Q)sed 's|/usr/sbin/|$(PREFIX)/sbin/|' tools/systemd/bhscope-tracefs \
+		> $(DESTDIR)$(PREFIX)/libexec/bhscope/bhscope-tracefs
+	$(Q)chmod 0755 $(DESTDIR)$(PREFIX)/libexec/bhscope/bhscope-tracefs
 	$(Q)install -d $(DESTDIR)$(UNITDIR)
-	$(Q)sed 's|/usr/sbin/|$(PREFIX)/sbin/|' tools/systemd/bhscope.service \
-		> $(DESTDIR)$(UNITDIR)/bhscope.service
+	$(Q)sed 's|/usr/sbin/|$(PREFIX)/sbin/|; s|/usr/libexec/|$(PREFIX)/libexec/|' \
+		tools/systemd/bhscope.service > $(DESTDIR)$(UNITDIR)/bhscope.service
 	$(Q)install -D -m 0644 tools/systemd/bhscope.default $(DESTDIR)$(SYSCONFDIR)/default/bhscope
 	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/bhscope/grafana contrib/grafana/*.json
 	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/bhscope/prometheus contrib/prometheus/*.rules.yml

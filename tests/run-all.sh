@@ -11,7 +11,8 @@
 #   tests/lib    the helpers of all three, not tests: common.sh (result
 #                lines, cleanups), loopfs.sh (ext4 on a loop device, also
 #                for tools/), bhbench/record/serve.sh, guest*.sh
-# TESTS=glob limits the live tests; BHSCOPE_SKIP_VM=1 skips the VM bench.
+# TESTS=glob limits the live tests; BHSCOPE_SKIP_VM=1 skips the VM bench
+# and the guests the live-after-vm tests would boot.
 # Order: unit tests, then the VM bench in the background with the live
 # tests beside it, then the live tests that boot a guest themselves, as
 # soon as the bench runs its last guest.

@@ -49,6 +49,7 @@ enum {
 	OPT_JBD2,
 	OPT_LRU,
 	OPT_BPF_STATS,
+	OPT_PROBES,
 };
 
 static const struct argp_option serve_options[] = {
@@ -74,6 +75,10 @@ static const struct argp_option serve_options[] = {
 	  "Turn on the kernel's BPF run-time statistics while serving (every "
 	  "BPF program then pays ~20 ns a run; needs CAP_SYS_ADMIN), for the "
 	  "bhscope_bpf_prog_run_seconds_total family", 0 },
+	{ "probes", OPT_PROBES, NULL, 0,
+	  "Attach the sources once, print the hook of each probe or why it is "
+	  "down, and whether any needs tracefs (a classic tracepoint's id), "
+	  "then exit", 0 },
 	{ 0 },
 };
 
@@ -85,6 +90,7 @@ struct serve_args {
 	bool want_jbd2;
 	bool want_lru;
 	bool bpf_stats;
+	bool probes;
 };
 
 static error_t serve_parse_opt(int key, char *arg, struct argp_state *state)
@@ -108,6 +114,9 @@ static error_t serve_parse_opt(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_BPF_STATS:
 		a->bpf_stats = true;
+		return 0;
+	case OPT_PROBES:
+		a->probes = true;
 		return 0;
 	case 'C':
 		a->cli.per_cpu = true;
@@ -220,6 +229,52 @@ static int start_sources(struct serve_state *st)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * serve --probes: each wanted source's probes, one a line, and a last line
+ * saying whether tracefs is needed: only classic tracepoints need it
+ * (libbpf reads their ids there). bhscope.service's tracefs step asks.
+ */
+static int print_probes(struct serve_state *st)
+{
+	char needs[512] = "";
+	size_t n = 0;
+
+	for (int i = 0; i < serve_nr_sources; i++) {
+		struct serve_source *src = serve_sources[i];
+
+		if (!src->wanted)
+			continue;
+		src->start_err = src->ops->start(src, st->nr_cpus);
+		src->running = !src->start_err;
+		if (!src->running) {
+			printf("%s\t-\tdown: %s\n", src->name,
+			       src->nr_probes ? src->probes[0].why :
+						strerror(-src->start_err));
+			continue;
+		}
+		for (int j = 0; j < src->nr_probes; j++) {
+			const struct serve_probe *p = &src->probes[j];
+
+			if (!p->up) {
+				printf("%s\t%s\tdown: %s\n", src->name, p->name,
+				       p->why);
+				continue;
+			}
+			printf("%s\t%s\tup\n", src->name, p->name);
+			if (!strncmp(p->name, "tracepoint/", 11) &&
+			    n < sizeof(needs))
+				n += snprintf(needs + n, sizeof(needs) - n,
+					      "%s%s %s", n ? ", " : "",
+					      src->name, p->name);
+		}
+	}
+	if (needs[0])
+		printf("tracefs: needed by %s\n", needs);
+	else
+		printf("tracefs: not needed\n");
+	return fflush(stdout) ? 1 : 0;
 }
 
 static void stop_sources(void)
@@ -455,7 +510,7 @@ static int serve(struct server *s)
 	char err[512];
 	bool http = strcmp(s->args.listen, "none");
 
-	if (!http && !s->st.cfg.textfile_dir[0]) {
+	if (!http && !s->st.cfg.textfile_dir[0] && !s->args.probes) {
 		fprintf(stderr, "bhscope: nothing to serve: --listen none needs --textfile DIR\n");
 		return 64;
 	}
@@ -472,6 +527,10 @@ static int serve(struct server *s)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	if (env_prepare_tracing() || init_state(s))
 		return 1;
+	if (s->args.probes) {
+		env_setup_libbpf_logging();
+		return print_probes(&s->st);
+	}
 	/* What can fail at once fails before the slow BPF loading. */
 	if (textfile_sync_dir(s, ""))
 		return 1;

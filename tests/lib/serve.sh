@@ -133,8 +133,9 @@ PROM_PID=
 
 # start_prometheus TARGET (host:port) [RULES_FILE]: a private Prometheus on
 # 127.0.0.1, a free port, a temporary data dir, scraping TARGET every
-# second, evaluating RULES_FILE's rules every second. It may take
-# PROM_START_S seconds to answer (default 20; more under QEMU TCG).
+# second as job PROM_JOB (default bhscope), evaluating RULES_FILE's rules
+# every second. It may take PROM_START_S seconds to answer (default 20;
+# more under QEMU TCG).
 start_prometheus() {
 	local dir
 	dir=$(mktemp -d /tmp/bhscope-prom.XXXXXX)
@@ -145,7 +146,7 @@ start_prometheus() {
 		  scrape_timeout: 1s
 		  evaluation_interval: 1s
 		scrape_configs:
-		  - job_name: bhscope
+		  - job_name: ${PROM_JOB:-bhscope}
 		    static_configs:
 		      - targets: ['$1']
 	EOF

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bhscope serve's exposition passes `promtool check metrics`, with and
 # without --per-cpu, over HTTP and as the atomically rewritten textfile; the
-# figures of a dirsync fs_mark run on a RAM-backed ext4 are there; SIGTERM
-# detaches every BPF program and removes the textfile.
+# figures of a dirsync fs_mark run on a RAM-backed ext4 are there, the
+# process's under the standard process_* names, each probe down with its
+# cause; SIGTERM detaches every BPF program and removes the textfile.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib/serve.sh
@@ -63,6 +64,20 @@ check exposition_passes_promtool promtool check metrics < "$out/plain.prom"
 check no_cpu_label_without_per_cpu bash -c "! grep -q 'cpu=\"' '$out/plain.prom'"
 check device_filter_exports_only_that_device \
 	bash -c "! grep -E 'device=\"' '$out/plain.prom' | grep -vq 'device=\"$LOOPNAME\"'"
+# The process under the names every Prometheus client library uses.
+standard_process_names() {
+	local n
+	for n in process_cpu_seconds_total process_resident_memory_bytes \
+		process_virtual_memory_bytes process_start_time_seconds \
+		process_open_fds process_max_fds; do
+		grep -q "^$n [0-9]" "$1" || { echo "no $n"; return 1; }
+	done
+	! grep -qE '^bhscope_(cpu_seconds_total|resident_memory_bytes|start_time_seconds) ' "$1"
+}
+check process_metrics_under_standard_names standard_process_names "$out/plain.prom"
+# Each probe down says whether by design or broken.
+check every_probe_error_has_a_cause bash -c "! grep '^bhscope_probe_error_info{' '$out/plain.prom' |
+	grep -vE 'cause=\"(refused|absent|not_chosen|failed)\"'"
 tx=$(series_value "$out/plain.prom" "bhscope_jbd2_transactions_total{device=\"$LOOPNAME\"}")
 check transactions_counted test "${tx:-0}" -gt 0
 probe='{source="jbd2",probe="tp_btf/jbd2_run_stats"}'

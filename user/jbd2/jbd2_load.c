@@ -51,13 +51,16 @@ static void autoload_events(struct jbd2_bpf *skel, bool btf, bool checkpoints)
 				  !btf && checkpoints);
 }
 
+/* *attaching: whether err came from the attach (not from the verifier). */
 static int load_attach(uint32_t kdev, bool btf, bool with_batch_sleep,
-		       bool with_checkpoints, struct jbd2_bpf **out)
+		       bool with_checkpoints, struct jbd2_bpf **out,
+		       bool *attaching)
 {
 	struct jbd2_bpf *skel = jbd2_bpf__open();
 	int err;
 
 	*out = NULL;
+	*attaching = false;
 	if (!skel)
 		return -errno;
 	skel->rodata->target_dev = kdev;
@@ -66,7 +69,11 @@ static int load_attach(uint32_t kdev, bool btf, bool with_batch_sleep,
 				  with_batch_sleep);
 	bpf_program__set_autoload(skel->progs.journal_stop_exit,
 				  with_batch_sleep);
-	err = jbd2_bpf__load(skel) ?: jbd2_bpf__attach(skel);
+	err = jbd2_bpf__load(skel);
+	if (!err) {
+		err = jbd2_bpf__attach(skel);
+		*attaching = err;
+	}
 	if (err) {
 		jbd2_bpf__destroy(skel);
 		return err;
@@ -107,7 +114,7 @@ struct jbd2_bpf *jbd2_load(uint32_t kdev, enum jbd2_hook hook,
 			   struct probe_status *checkpoints, int *errp)
 {
 	static const char *const flavour_name[] = { "tracepoint", "tp_btf" };
-	bool allowed[2], batch_tried = false;
+	bool allowed[2], batch_tried = false, attaching;
 	struct jbd2_bpf *skel;
 	int err = -ENOENT;
 	const char *name;
@@ -122,7 +129,8 @@ struct jbd2_bpf *jbd2_load(uint32_t kdev, enum jbd2_hook hook,
 	for (int btf = 1; btf >= 0; btf--) {
 		if (!allowed[btf])
 			continue;
-		err = load_attach(kdev, btf, true, checkpoints->available, &skel);
+		err = load_attach(kdev, btf, true, checkpoints->available, &skel,
+				  &attaching);
 		if (!err) {
 			probe_status_from(batch_sleep, "fentry/fexit jbd2_journal_stop");
 			goto loaded;
@@ -133,10 +141,11 @@ struct jbd2_bpf *jbd2_load(uint32_t kdev, enum jbd2_hook hook,
 				     "fentry/fexit", "jbd2_journal_stop", err);
 			batch_tried = true;
 		}
-		err = load_attach(kdev, btf, false, checkpoints->available, &skel);
+		err = load_attach(kdev, btf, false, checkpoints->available, &skel,
+				  &attaching);
 		if (!err)
 			goto loaded;
-		if (err == -EACCES)	/* from BPF_PROG_LOAD: the verifier */
+		if (err == -EACCES && !attaching) /* BPF_PROG_LOAD: the verifier */
 			snprintf(events->why, sizeof(events->why),
 				 "the verifier rejected the %s programs for the jbd2 tracepoints (BHSCOPE_DEBUG=1 prints its log)",
 				 flavour_name[btf]);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,9 @@ static const char *const tracefs_dirs[] = {
 	"/sys/kernel/tracing",
 	"/sys/kernel/debug/tracing",
 };
+
+/* Set by env_prepare_tracing() when tracefs cannot be read: why. */
+static char tracefs_why[256];
 
 static bool has_cap(const struct __user_cap_data_struct *d, int cap)
 {
@@ -89,31 +93,42 @@ static bool tracefs_ready(const char *dir)
 	return readable(path, R_OK);
 }
 
-static int ensure_tracefs(void)
+/*
+ * Only classic tracepoints (their ids), legacy kprobes and bhtune's event
+ * formats need tracefs: BTF tracepoints, fentry and kprobes through the
+ * perf PMU do not. So an unreadable tracefs is not an error here; it is
+ * noted, and what needs it says so when it fails (env_tracefs_why()).
+ */
+static void ensure_tracefs(void)
 {
 	int first_err;
 
+	tracefs_why[0] = 0;
 	if (tracefs_ready(tracefs_dirs[0]))
-		return 0;
+		return;
 	first_err = errno;
 	for (size_t i = 1; i < sizeof(tracefs_dirs) / sizeof(*tracefs_dirs); i++)
 		if (tracefs_ready(tracefs_dirs[i]))
-			return 0;
+			return;
 	/* Mounted (mode 0700, root's) but not ours to read: mounting won't help. */
 	if (first_err == EACCES) {
-		fprintf(stderr,
-			"bhscope: tracefs at %s is not readable (%s); run as root, or add CAP_DAC_READ_SEARCH to CAP_BPF and CAP_PERFMON\n",
-			tracefs_dirs[0], strerror(first_err));
-		return -1;
+		snprintf(tracefs_why, sizeof(tracefs_why),
+			 "tracefs at %s is not readable by this user (%s)",
+			 tracefs_dirs[0], strerror(first_err));
+		return;
 	}
 	/* Minimal systems (and the VM bench) boot without it mounted. */
 	if (mount("tracefs", tracefs_dirs[0], "tracefs", 0, NULL) == 0 &&
 	    tracefs_ready(tracefs_dirs[0]))
-		return 0;
-	fprintf(stderr,
-		"bhscope: tracefs is not mounted and mounting it failed (%s); mount -t tracefs tracefs /sys/kernel/tracing\n",
-		strerror(errno));
-	return -1;
+		return;
+	snprintf(tracefs_why, sizeof(tracefs_why),
+		 "tracefs is not mounted and mounting it failed (%s): mount -t tracefs tracefs %s",
+		 strerror(errno), tracefs_dirs[0]);
+}
+
+const char *env_tracefs_why(void)
+{
+	return tracefs_why[0] ? tracefs_why : NULL;
 }
 
 int env_prepare_tracing(void)
@@ -127,11 +142,59 @@ int env_prepare_tracing(void)
 			"bhscope: kernel BTF /sys/kernel/btf/vmlinux is missing; bhscope needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
 		return -1;
 	}
-	if (ensure_tracefs())
-		return -1;
+	ensure_tracefs();
 	/* Kernels before 5.11 charge BPF maps to RLIMIT_MEMLOCK. */
 	setrlimit(RLIMIT_MEMLOCK, &unlimited);
 	return 0;
+}
+
+/* Whether the string table of the BTF file at path holds s, whole. */
+static bool btf_has_string(const char *path, const char *s)
+{
+	struct {
+		uint16_t magic;
+		uint8_t version, flags;
+		uint32_t hdr_len, type_off, type_len, str_off, str_len;
+	} h;
+	size_t n = strlen(s);
+	char *strs = NULL, *p;
+	bool found = false;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return false;
+	if (fread(&h, sizeof(h), 1, f) != 1 || h.magic != 0xeB9F ||
+	    h.str_len > (64U << 20) || !(strs = malloc(h.str_len + 1)) ||
+	    fseek(f, (long)h.hdr_len + h.str_off, SEEK_SET) ||
+	    fread(strs, 1, h.str_len, f) != h.str_len)
+		goto out;
+	strs[h.str_len] = 0;
+	/* strings are NUL-separated, the table starts with an empty one */
+	for (p = strs; p < strs + h.str_len; p += strlen(p) + 1)
+		if (strlen(p) == n && !memcmp(p, s, n)) {
+			found = true;
+			break;
+		}
+out:
+	free(strs);
+	fclose(f);
+	return found;
+}
+
+/*
+ * A tracepoint with a BTF flavour has a btf_trace_<name> typedef in the
+ * BTF of vmlinux, or of its module, assumed named after its category
+ * (jbd2); /sys/kernel/btf is readable by every user.
+ */
+static bool btf_has_tracepoint(const char *category, const char *name)
+{
+	char sym[256], path[300];
+
+	snprintf(sym, sizeof(sym), "btf_trace_%s", name);
+	if (btf_has_string("/sys/kernel/btf/vmlinux", sym))
+		return true;
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", category);
+	return !strchr(category, '/') && btf_has_string(path, sym);
 }
 
 bool env_tracepoint_exists(const char *category, const char *name)
@@ -144,7 +207,8 @@ bool env_tracepoint_exists(const char *category, const char *name)
 		if (readable(path, F_OK))
 			return true;
 	}
-	return false;
+	/* tracefs unreadable (the service) or unmounted: the BTF says */
+	return btf_has_tracepoint(category, name);
 }
 
 const char *env_kernel_release(void)

@@ -6,11 +6,19 @@
 #include <stdbool.h>
 
 /*
- * Checks for root or CAP_BPF + CAP_PERFMON (CAP_SYS_ADMIN on old kernels),
- * kernel BTF, and a mounted tracefs (mounting it when absent). Prints one
- * line saying what is missing and returns -1 when something is.
+ * Checks for root or CAP_BPF + CAP_PERFMON (CAP_SYS_ADMIN on old kernels)
+ * and kernel BTF: prints one line saying what is missing and returns -1
+ * when something is. Mounts tracefs when it is absent; a tracefs that
+ * cannot be read is no error (BTF tracepoints, fentry and kprobes do not
+ * need it): env_tracefs_why() then says why, for what needs it.
  */
 int env_prepare_tracing(void);
+
+/*
+ * Why tracefs cannot be read, one line, or NULL when it can (as far as
+ * env_prepare_tracing() found). Classic tracepoints need it for their ids.
+ */
+const char *env_tracefs_why(void);
 
 /* What a command is about to do, for env_check_privileges(). */
 enum {
@@ -28,7 +36,10 @@ int env_check_privileges(int needs);
 /* Routes libbpf's messages: silent unless verbose (BHSCOPE_DEBUG=1). */
 void env_setup_libbpf_logging(void);
 
-/* True when the tracepoint category/name exists on this kernel. */
+/*
+ * True when the tracepoint category/name exists on this kernel: in tracefs,
+ * or, where tracefs cannot be read, as a BTF tracepoint in the kernel's BTF.
+ */
 bool env_tracepoint_exists(const char *category, const char *name);
 
 /* The running kernel's release string (uname -r). */

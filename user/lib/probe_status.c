@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/env.h"
 #include "lib/probe_status.h"
 
 void probe_status_from(struct probe_status *st, const char *fmt, ...)
@@ -55,9 +57,16 @@ void probe_reason(char *buf, size_t len, const char *kind, const char *target,
 		  int err)
 {
 	const char *lockdown = probe_lockdown_mode();
+	const char *tracefs = env_tracefs_why();
 
 	err = err < 0 ? -err : err;
-	if ((err == EPERM || err == EACCES) && lockdown &&
+	/* a classic tracepoint's id is read from tracefs by libbpf */
+	if (tracefs && !strcmp(kind, "tracepoint") &&
+	    (err == EACCES || err == EPERM || err == ENOENT)) {
+		snprintf(buf, len,
+			 "classic tracepoints on %s need their ids from tracefs, and %s",
+			 target, tracefs);
+	} else if ((err == EPERM || err == EACCES) && lockdown &&
 	    strcmp(lockdown, "none")) {
 		snprintf(buf, len,
 			 "the kernel refuses %s programs on %s (%s; kernel lockdown: %s)",
@@ -77,4 +86,31 @@ void probe_reason(char *buf, size_t len, const char *kind, const char *target,
 		snprintf(buf, len, "%s on %s failed: %s", kind, target,
 			 strerror(err));
 	}
+}
+
+const char *probe_cause(const char *why)
+{
+	static const struct {
+		const char *words;
+		bool prefix;
+		const char *cause;
+	} causes[] = {
+		{ "the kernel refuses ", true, "refused" },
+		{ "programs are not supported by this kernel", false, "refused" },
+		{ "is not in this kernel's BTF or kallsyms", false, "absent" },
+		{ "this kernel has no ", true, "absent" },
+		{ "is not in /proc/kallsyms", false, "absent" },
+		{ "neither find_get_block_common nor __find_get_block", true, "absent" },
+		{ "not found: jbd2 is not loaded yet", false, "absent" },
+		{ "bhtune.ko does not own the LRU", true, "not_chosen" },
+		{ "not used: ", true, "not_chosen" },
+		{ "counts hits only, and --trace", true, "not_chosen" },
+	};
+
+	for (size_t i = 0; why && i < sizeof(causes) / sizeof(*causes); i++)
+		if (causes[i].prefix ?
+		    !strncmp(why, causes[i].words, strlen(causes[i].words)) :
+		    !!strstr(why, causes[i].words))
+			return causes[i].cause;
+	return "failed";
 }

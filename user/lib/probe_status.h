@@ -35,4 +35,13 @@ const char *probe_lockdown_mode(void);
 void probe_reason(char *buf, size_t len, const char *kind, const char *target,
 		  int err);
 
+/*
+ * What kind of reason why is, from the words probe_reason() and the
+ * tracers use: "refused" (the kernel refuses that kind of program here,
+ * by its configuration or policy), "absent" (the hook is not in this
+ * kernel), "not_chosen" (another hook gives the figure) or "failed"
+ * (anything else: a bug or a broken setup, worth an alert).
+ */
+const char *probe_cause(const char *why);
+
 #endif /* BHSCOPE_PROBE_STATUS_H */

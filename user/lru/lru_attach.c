@@ -106,8 +106,8 @@ static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size,
 enum hook_role { ROLE_OTHER, ROLE_LOOKUP_ENTRY, ROLE_LOOKUP_EXIT, ROLE_EMPTIED };
 
 /*
- * Attaches prog; target is a function, or "category:name" for HOOK_TP.
- * With later, only takes its slot in s->att (link NULL): attach_slot()
+ * Attaches prog; target is a function, "category:name" for HOOK_TP, or
+ * the tracepoint's name for HOOK_RAW_TP. With later, only takes its slot in s->att (link NULL): attach_slot()
  * attaches it when it is needed.
  */
 static int attach_or_later(struct lru_session *s, struct bpf_program *prog,

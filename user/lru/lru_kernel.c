@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 
 #include "lru_bhtune.h"
+#include "lib/env.h"
 #include "lru/lru_kernel.h"
 #include "lru_stats.h"
 #include "lib/tunables.h"
@@ -259,7 +260,13 @@ static int check_event(const char *event, const struct tp_field *fields,
 
 	snprintf(rel, sizeof(rel), "events/bhtune/%s/format", event);
 	if (!tracefs_file(rel, path, sizeof(path)) || !(f = fopen(path, "r"))) {
-		snprintf(why, len, "bhtune:%s has no readable format file", event);
+		if (env_tracefs_why())
+			snprintf(why, len,
+				 "bhtune's events are classic tracepoints, read through tracefs, and %s",
+				 env_tracefs_why());
+		else
+			snprintf(why, len, "bhtune:%s has no readable format file",
+				 event);
 		return -1;
 	}
 	for (size_t i = 0; i < nr && !err; i++) {

@@ -20,6 +20,7 @@
 #include "bhscope.h"
 #include "serve/prom.h"
 #include "serve/serve_config.h"
+#include "serve/serve_conns.h"
 
 #define SERVE_DEVNAME_LEN	64	/* kernel block device names */
 #define SERVE_MAX_PROBES	16	/* programs per source */
@@ -111,6 +112,7 @@ struct serve_counters {
 	uint64_t http_ok;
 	uint64_t http_not_found;
 	uint64_t http_bad_method;
+	uint64_t http_closed[SERVE_CLOSE_NR];	/* by enum serve_conn_close */
 	uint64_t textfile_writes;
 	uint64_t textfile_errors;
 	uint64_t reloads;

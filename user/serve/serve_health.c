@@ -5,6 +5,7 @@
  * kernel skipped, map fill, HTTP and textfile results, and the process.
  */
 #include <bpf/bpf.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -12,7 +13,9 @@
 
 #include "lib/clock.h"
 #include "lib/env.h"
+#include "lib/probe_status.h"
 #include "serve/serve.h"
+#include "serve/serve_http.h"
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
@@ -93,7 +96,7 @@ static void collect_probes(struct prom_buf *out)
 		}
 	}
 	prom_family(out, err, PROM_GAUGE,
-		    "Why a probe is not attached, as the reason label; 1 for each probe that is down.");
+		    "Why a probe is not attached, as the reason label; 1 for each probe that is down. cause: refused (the kernel refuses that kind of program here, by design or policy), absent (the hook is not in this kernel), not_chosen (another hook gives the figure), failed (anything else: worth an alert).");
 	for (int i = 0; i < serve_nr_sources; i++) {
 		const struct serve_source *src = serve_sources[i];
 
@@ -103,6 +106,7 @@ static void collect_probes(struct prom_buf *out)
 			if (src->probes[j].up)
 				continue;
 			probe_labels(&ls, src, &src->probes[j]);
+			prom_labels_add(&ls, "cause", probe_cause(src->probes[j].why));
 			prom_labels_add(&ls, "reason", src->probes[j].why);
 			prom_sample(out, err, &ls, 1);
 		}
@@ -169,7 +173,7 @@ static void collect_bpf(const struct serve_state *st, struct prom_buf *out)
 	bool on = bpf_stats_enabled() || st->bpf_stats_held;
 
 	gauge(out, "bhscope_bpf_stats_enabled",
-	      "1 when the kernel counts BPF run time (sysctl kernel.bpf_stats_enabled=1, or bhscope serve --bpf-stats).",
+	      "1 when the kernel counts BPF run time (sysctl kernel.bpf_stats_enabled=1, or bhscope serve --bpf-stats, which needs CAP_SYS_ADMIN: bhscope.service has not); 0: the bhscope_bpf_prog_run_seconds_total and bhscope_bpf_prog_runs_total families are absent.",
 	      on);
 	if (on || any_prog_timed()) {
 		collect_prog_figure(out, RUN_TIME,
@@ -227,6 +231,7 @@ static void collect_maps(struct prom_buf *out)
 static void collect_http(const struct serve_state *st, struct prom_buf *out)
 {
 	static const char name[] = "bhscope_http_requests_total";
+	static const char closed[] = "bhscope_http_connections_closed_total";
 	const struct {
 		const char *code;
 		const uint64_t *n;
@@ -244,33 +249,78 @@ static void collect_http(const struct serve_state *st, struct prom_buf *out)
 		prom_labels_add(&ls, "code", codes[i].code);
 		prom_sample_u64(out, name, &ls, LOAD(*codes[i].n));
 	}
+	char help[400];
+
+	snprintf(help, sizeof(help),
+		 "HTTP connections bhscope closed: head_deadline, a request head not whole within %g s; address_full, the oldest of an address holding %d made way for its newest; server_full, the oldest of the address holding the most made way when all %d were taken.",
+		 SERVE_HTTP_HEAD_S, SERVE_HTTP_MAX_CONNS_PER_IP,
+		 SERVE_HTTP_MAX_CONNS);
+	prom_family(out, closed, PROM_COUNTER, help);
+	for (int i = 0; i < SERVE_CLOSE_NR; i++) {
+		struct prom_labels ls = {};
+
+		prom_labels_add(&ls, "reason", serve_conn_close_names[i]);
+		prom_sample_u64(out, closed, &ls,
+				LOAD(st->counters.http_closed[i]));
+	}
 }
 
-static void collect_process(const struct serve_state *st, struct prom_buf *out)
+static double read_statm(int field)
 {
-	long pages = 0, rss = 0;
-	struct rusage ru;
+	long v[2] = { 0, 0 };
 	FILE *f = fopen("/proc/self/statm", "r");
 
 	if (f) {
-		if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
-			rss = 0;
+		if (fscanf(f, "%ld %ld", &v[0], &v[1]) != 2)
+			v[0] = v[1] = 0;
 		fclose(f);
 	}
-	gauge(out, "bhscope_resident_memory_bytes",
-	      "Resident memory of the bhscope process.",
-	      (double)rss * sysconf(_SC_PAGESIZE));
+	return (double)v[field] * sysconf(_SC_PAGESIZE);
+}
+
+static long open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	long n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;	/* the directory's own */
+}
+
+/* The standard process_* families, as Prometheus' client libraries name them. */
+static void collect_process(const struct serve_state *st, struct prom_buf *out)
+{
+	struct rlimit nofile;
+	struct rusage ru;
+	long fds = open_fds();
+
 	if (!getrusage(RUSAGE_SELF, &ru)) {
 		double cpu = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
 			     (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 
-		prom_family(out, "bhscope_cpu_seconds_total", PROM_COUNTER,
-			    "User and system CPU time of the bhscope process (not of its BPF programs).");
-		prom_sample(out, "bhscope_cpu_seconds_total", NULL, cpu);
+		prom_family(out, "process_cpu_seconds_total", PROM_COUNTER,
+			    "Total user and system CPU time spent in seconds (bhscope itself, not its BPF programs).");
+		prom_sample(out, "process_cpu_seconds_total", NULL, cpu);
 	}
-	gauge(out, "bhscope_start_time_seconds",
-	      "Start time of the bhscope process, seconds since the Unix epoch.",
+	gauge(out, "process_resident_memory_bytes",
+	      "Resident memory size in bytes.", read_statm(1));
+	gauge(out, "process_virtual_memory_bytes",
+	      "Virtual memory size in bytes.", read_statm(0));
+	gauge(out, "process_start_time_seconds",
+	      "Start time of the process since unix epoch in seconds.",
 	      st->start_time);
+	if (fds >= 0)
+		gauge(out, "process_open_fds", "Number of open file descriptors.",
+		      fds);
+	if (!getrlimit(RLIMIT_NOFILE, &nofile))
+		gauge(out, "process_max_fds",
+		      "Maximum number of open file descriptors.",
+		      nofile.rlim_cur == RLIM_INFINITY ? -1 : (double)nofile.rlim_cur);
 }
 
 void serve_health_collect(const struct serve_state *st, struct prom_buf *out,

@@ -5,13 +5,18 @@
  * other path is 404 and any other method 405. libmicrohttpd itself answers
  * requests whose headers do not fit the connection's memory (431).
  *
- * Hostile clients: one thread polls every connection and never blocks on
- * one, so a slow client delays nobody; each address may hold at
- * most SERVE_HTTP_MAX_CONNS_PER_IP connections (more are closed at once),
- * so one address cannot take the SERVE_HTTP_MAX_CONNS that everyone
- * shares; an idle connection is closed after SERVE_HTTP_TIMEOUT_S. Below
- * the shared limit every connection is accepted at once, so one a client
- * closed never waits in the listen queue (in CLOSE-WAIT).
+ * Hostile clients (serve_conns.h has the policy): one thread polls every
+ * connection and never blocks on one, so a slow client delays nobody; a
+ * request head must arrive whole within SERVE_HTTP_HEAD_S of when the
+ * connection began waiting for it, however busy the client keeps it; an
+ * idle connection is closed after SERVE_HTTP_TIMEOUT_S; an address holds
+ * at most SERVE_HTTP_MAX_CONNS_PER_IP of the SERVE_HTTP_MAX_CONNS
+ * connections, and a connection over either limit takes the place of the
+ * oldest (of its address, or of the address holding the most), so a
+ * scraper whose head comes in one piece is answered at its first try
+ * however many slow clients there are, on its own address too. Below the
+ * limits every connection is accepted at once, so one a client closed
+ * never waits in the listen queue (in CLOSE-WAIT).
  */
 #ifndef BHSCOPE_SERVE_HTTP_H
 #define BHSCOPE_SERVE_HTTP_H
@@ -20,12 +25,14 @@
 
 #include "serve/prom.h"
 #include "serve/serve.h"
+#include "serve/serve_conns.h"
 
 /* Memory per connection: request headers beyond it get 431. */
 #define SERVE_HTTP_CONN_MEMORY	(16 * 1024)
 #define SERVE_HTTP_MAX_CONNS	256
 #define SERVE_HTTP_MAX_CONNS_PER_IP	32
 #define SERVE_HTTP_TIMEOUT_S	5
+#define SERVE_HTTP_HEAD_S	SERVE_CONNS_HEAD_S
 
 struct serve_http;
 
