@@ -7,9 +7,12 @@
  * programs the kernel skips beside a busy map reader. The module has no
  * BTF, so its argument's layout is written out here: it mirrors
  * kmod/bhtune.h's struct bhtune_lookup_info (natural alignment, x86-64).
- * User space checks the events' format files for the fields' names and
- * sizes, so a module of another version is refused, not misread.
+ * bhtune_events.ko says which layout it fires in its abi parameter (sysfs:
+ * no tracefs needed); user space refuses another, never misreads it.
  */
+
+/* kmod/bhtune.h's BHTUNE_EVENTS_ABI this reader follows. */
+#define BHSCOPE_BHTUNE_EVENTS_ABI	2
 #ifndef BHSCOPE_LRU_BHTUNE_H
 #define BHSCOPE_LRU_BHTUNE_H
 

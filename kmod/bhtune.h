@@ -41,8 +41,11 @@ enum bhtune_drain_reason {
 /*
  * One completed lookup, as reported by the bhtune_lookup tracepoint. An
  * interface: bhscope reads it as a raw tracepoint's argument, laid out as
- * include/lru_bhtune.h's struct bhtune_lookup_record says.
+ * include/lru_bhtune.h's struct bhtune_lookup_record says, and refuses a
+ * module whose abi parameter is not the BHTUNE_EVENTS_ABI it was built
+ * with: change the number with any change to the events' arguments.
  */
+#define BHTUNE_EVENTS_ABI	2
 struct bhtune_lookup_info {
 	dev_t dev;
 	sector_t block;

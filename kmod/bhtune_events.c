@@ -41,5 +41,10 @@ const struct bhtune_events bhtune_events = {
 };
 EXPORT_SYMBOL_GPL(bhtune_events);
 
+/* The layout of the events' arguments, for their readers (bhtune.h). */
+static int abi = BHTUNE_EVENTS_ABI;
+module_param(abi, int, 0444);
+MODULE_PARM_DESC(abi, "layout of the tracepoints' arguments, for tools that read them (read-only)");
+
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Tracepoints of bhtune (bhtune:bhtune_lookup, bhtune_invalidate, bhtune_batch)");

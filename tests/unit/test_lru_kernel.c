@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Reading kallsyms and tracepoint format files for the LRU tracer. */
+/* Reading kallsyms, BTF and sysfs for the LRU tracer. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -71,40 +71,6 @@ static void kallsyms_names_must_match_exactly(void **state)
 	assert_true(s.find_get_block);
 }
 
-static const char format[] =
-	"name: bhtune_lookup\n"
-	"ID: 1234\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
-	"\tfield:sector_t block;\toffset:16;\tsize:8;\tsigned:0;\n"
-	"\tfield:char comm[16];\toffset:24;\tsize:16;\tsigned:1;\n"
-	"\tfield:u32 evict_size;\toffset:56;\tsize:4;\tsigned:0;\n"
-	"\n"
-	"print fmt: \"dev %d\", REC->dev\n";
-
-static void format_fields_by_name(void **state)
-{
-	FILE *f = stream(format);
-	int off = -1, size = -1;
-
-	(void)state;
-	assert_int_equal(tp_format_field(f, "block", &off, &size), 0);
-	assert_int_equal(off, 16);
-	assert_int_equal(size, 8);
-	assert_int_equal(tp_format_field(f, "comm", &off, &size), 0);
-	assert_int_equal(off, 24);
-	assert_int_equal(size, 16);
-	assert_int_equal(tp_format_field(f, "evict_size", &off, &size), 0);
-	assert_int_equal(off, 56);
-	/* A suffix of a name is not the name. */
-	assert_int_equal(tp_format_field(f, "size", &off, &size), -1);
-	assert_int_equal(tp_format_field(f, "pid", &off, &size), -1);
-	fclose(f);
-}
-
 static void full_preemption_is_read_from_debugfs_cmdline_or_version(void **state)
 {
 	char why[128];
@@ -174,7 +140,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kallsyms_names_must_match_exactly),
-		cmocka_unit_test(format_fields_by_name),
 		cmocka_unit_test(full_preemption_is_read_from_debugfs_cmdline_or_version),
 		cmocka_unit_test(exit_alone_only_where_no_task_is_switched_inside),
 	};

@@ -39,12 +39,12 @@ static int read_line(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-int bhtune_param_get(const char *name, long *value)
+int module_param_get(const char *module, const char *name, long *value)
 {
 	char path[512], buf[64], *end;
 	int err;
 
-	snprintf(path, sizeof(path), "%s/%s", BHTUNE_PARAMS_DIR, name);
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s", module, name);
 	err = read_line(path, buf, sizeof(buf));
 	if (err)
 		return err;
@@ -53,6 +53,11 @@ int bhtune_param_get(const char *name, long *value)
 	if (errno || end == buf || *end)
 		return -EINVAL;
 	return 0;
+}
+
+int bhtune_param_get(const char *name, long *value)
+{
+	return module_param_get("bhtune", name, value);
 }
 
 static long param_or_absent(const char *name)

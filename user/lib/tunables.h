@@ -42,6 +42,9 @@ const char *bhtune_unavailable_reason(void);
 /* Reads a numeric parameter. Returns 0, or a negative errno. */
 int bhtune_param_get(const char *name, long *value);
 
+/* The same, of any module's parameter (/sys/module/MODULE/parameters). */
+int module_param_get(const char *module, const char *name, long *value);
+
 /* bhtune's parameters, as one snapshot. */
 struct bhtune_params {
 	bool loaded;		/* the parameters directory exists */

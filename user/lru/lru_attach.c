@@ -228,7 +228,7 @@ static int try_bhtune(struct lru_session *s, const struct lru_load_opts *o,
 			 lru_owner_describe(&s->owner, who, sizeof(who)));
 		return -ENOENT;
 	}
-	if (lru_bhtune_check_format(why, len))
+	if (lru_bhtune_check_abi(why, len))
 		return -EPROTO;
 	n = lru_bhtune_lru_size();
 	if (n <= 0) {

@@ -202,95 +202,26 @@ int lru_bhtune_lru_size(void)
 	return n > 0 && n <= INT_MAX ? (int)n : -EINVAL;
 }
 
-int tp_format_field(FILE *format, const char *name, int *offset, int *size)
+int lru_bhtune_check_abi(char *why, size_t len)
 {
-	char line[512];
+	long abi;
+	int err = module_param_get("bhtune_events", "abi", &abi);
 
-	rewind(format);
-	while (fgets(line, sizeof(line), format)) {
-		char *decl = strstr(line, "field:"), *semi, *start, *end;
-
-		if (!decl || !(semi = strchr(decl, ';')))
-			continue;
-		/* The name is the declaration's last word, without [N]. */
-		end = semi;
-		if ((start = memchr(decl, '[', semi - decl)))
-			end = start;
-		start = end;
-		while (start > decl && start[-1] != ' ' && start[-1] != '\t')
-			start--;
-		if ((size_t)(end - start) != strlen(name) ||
-		    strncmp(start, name, end - start))
-			continue;
-		if (!strstr(semi, "offset:") || !strstr(semi, "size:"))
-			return -1;
-		*offset = atoi(strstr(semi, "offset:") + 7);
-		*size = atoi(strstr(semi, "size:") + 5);
-		return 0;
-	}
-	return -1;
-}
-
-/*
- * The fields bpf/lru.bpf.c reads from the events' arguments
- * (lru_bhtune.h), by name and size: their offsets in the ring-buffer
- * record differ with the kernel's trace_entry (PREEMPT_RT's is longer).
- */
-struct tp_field {
-	const char *name;
-	int size;
-};
-
-static const struct tp_field lookup_fields[] = {
-	{ "dev", 4 }, { "block", 8 }, { "size", 4 }, { "slot", 4 },
-	{ "found", 1 }, { "installed", 1 }, { "lru_size", 4 },
-	{ "evict_dev", 4 }, { "evict_block", 8 }, { "evict_size", 4 },
-};
-
-static const struct tp_field invalidate_fields[] = {
-	{ "cpu", 4 }, { "dropped", 4 }, { "reason", 4 },
-};
-
-static int check_event(const char *event, const struct tp_field *fields,
-		       size_t nr, char *why, size_t len)
-{
-	char rel[128], path[256];
-	int off, size, err = 0;
-	FILE *f;
-
-	snprintf(rel, sizeof(rel), "events/bhtune/%s/format", event);
-	if (!tracefs_file(rel, path, sizeof(path)) || !(f = fopen(path, "r"))) {
-		if (env_tracefs_why())
-			snprintf(why, len,
-				 "bhtune's events are classic tracepoints, read through tracefs, and %s",
-				 env_tracefs_why());
-		else
-			snprintf(why, len, "bhtune:%s has no readable format file",
-				 event);
+	if (err == -ENOENT) {
+		snprintf(why, len,
+			 "bhtune_events.ko has no abi parameter: it fires its events in a layout older than this bhscope reads (rebuild bhtune from this release)");
 		return -1;
 	}
-	for (size_t i = 0; i < nr && !err; i++) {
-		if (tp_format_field(f, fields[i].name, &off, &size)) {
-			snprintf(why, len, "bhtune:%s has no field '%s'", event,
-				 fields[i].name);
-			err = -1;
-		} else if (size != fields[i].size) {
-			snprintf(why, len,
-				 "bhtune:%s field '%s' has size %d, bhscope expects %d (kmod and bhscope disagree)",
-				 event, fields[i].name, size, fields[i].size);
-			err = -1;
-		}
+	if (err) {
+		snprintf(why, len, "cannot read bhtune_events.ko's abi parameter: %s",
+			 strerror(-err));
+		return -1;
 	}
-	fclose(f);
-	return err;
-}
-
-int lru_bhtune_check_format(char *why, size_t len)
-{
-	return check_event("bhtune_lookup", lookup_fields,
-			   sizeof(lookup_fields) / sizeof(*lookup_fields), why,
-			   len) ?:
-	       check_event("bhtune_invalidate", invalidate_fields,
-			   sizeof(invalidate_fields) / sizeof(*invalidate_fields),
-			   why, len);
+	if (abi != BHSCOPE_BHTUNE_EVENTS_ABI) {
+		snprintf(why, len,
+			 "bhtune_events.ko fires its events in layout %ld, this bhscope reads layout %d (kmod and bhscope are of different releases)",
+			 abi, BHSCOPE_BHTUNE_EVENTS_ABI);
+		return -1;
+	}
+	return 0;
 }

@@ -72,15 +72,9 @@ bool lru_kernel_has_kprobes(void);
 int lru_bhtune_lru_size(void);
 
 /*
- * Checks that the bhtune tracepoints' fields sit where bpf/lru.bpf.c reads
- * them. Returns 0, or -1 with the first difference in why.
+ * Checks that bhtune_events.ko fires its events in the layout bpf/lru.bpf.c
+ * reads (its abi parameter, lru_bhtune.h). Returns 0, or -1 with why.
  */
-int lru_bhtune_check_format(char *why, size_t len);
-
-/*
- * Offset and size of a field in a tracepoint format stream ("field:TYPE
- * NAME; offset:N; size:M; ..."). Returns 0, or -1 if it is not there.
- */
-int tp_format_field(FILE *format, const char *name, int *offset, int *size);
+int lru_bhtune_check_abi(char *why, size_t len);
 
 #endif /* BHSCOPE_LRU_KERNEL_H */
