@@ -194,7 +194,7 @@ static const struct argp sweep_argp = {
 	.doc = sweep_doc,
 };
 
-static struct sweep_tune tune;
+static struct sweep_tune tune = SWEEP_TUNE_INIT;
 
 /* Puts the original settings back: 0, or -1 after saying so. */
 static int restore_settings(void)
@@ -364,6 +364,7 @@ static int run_sweep(struct sweep_args *a, char ***paths, int *npaths)
 		return 1;
 	/* from here a stop ends the sweep with the settings put back */
 	stop_signals_install();
+	atexit(restore_at_exit);
 	if (sweep_tune_prepare(&tune, dir, lru, batch, err, sizeof(err))) {
 		fprintf(stderr, "bhscope: %s\n", err);
 		return 1;
@@ -375,7 +376,6 @@ static int run_sweep(struct sweep_args *a, char ***paths, int *npaths)
 	*paths = calloc(total, sizeof(**paths));
 	if (!*paths)
 		return 1;
-	atexit(restore_at_exit);
 	for (size_t i = 0; i < total; i++) {
 		long v[NR_DIMS];
 		char path[PATH_MAX];
