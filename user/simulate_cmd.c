@@ -209,9 +209,8 @@ int cmd_simulate(int argc, char **argv)
 			.per_cpu = o.common.per_cpu,
 		};
 		if (o.common.json) {
-			if (json_out_print(stdout, lrusim_report_json(&rep),
-					   JSON_OUT_LINE))
-				err = -errno;
+			if (lrusim_report_json_print(stdout, &rep))
+				err = -errno ?: -EIO;
 		} else {
 			lrusim_report_text(stdout, &rep);
 			if (fflush(stdout) || ferror(stdout))

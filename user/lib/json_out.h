@@ -37,4 +37,15 @@ enum json_out_style {
  */
 int json_out_print(FILE *out, struct json_object *o, enum json_out_style s);
 
+/*
+ * The same, one line, with one more member, key: an array whose elements
+ * next(arg) makes one at a time (NULL: no more), each printed and dropped
+ * before the next is made, so that the memory is one element's however
+ * many there are.
+ */
+int json_out_print_array_member(FILE *out, struct json_object *o,
+				const char *key,
+				struct json_object *(*next)(void *arg),
+				void *arg);
+
 #endif /* BHSCOPE_JSON_OUT_H */
