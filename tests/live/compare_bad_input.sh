@@ -107,6 +107,37 @@ if LC_ALL=C grep -q $'[\x1b\x07]\|\xc2\x9b' <<< "$out"; then
 	check_fail escapes_filtered "an escape sequence reached the output"
 elif grep -qF 'x\x1b[2J' <<< "$out"; then check_pass escapes_filtered
 else check_fail escapes_filtered "label missing: $out"; fi
+# What others read: a label with "|" and HTML stays inside its Markdown
+# cell, as text; one a spreadsheet would take for a formula is text in the
+# CSV (a leading ', quoted per RFC 4180); a bidirectional override (it
+# shows "gnp.json" reversed) reaches no output raw.
+f=$SCRATCH/md.json
+jq '.label = "a|b <img src=x onerror=alert(1)>"' "$good" > "$f"
+md=$("$BHSCOPE" compare -q --markdown "$good" "$f")
+head=$(grep -m1 '^| metric' <<< "$md")
+if [[ $head == *'| B a\|b \<img src=x onerror=alert(1)\> |'* ]] && ! grep -q '[^\]<img' <<< "$md"
+then check_pass markdown_label_escaped
+else check_fail markdown_label_escaped "$head"; fi
+f=$SCRATCH/formula.json
+jq '.label = "=HYPERLINK(\"http://x\",\"y\")"' "$good" > "$f"
+csv=$("$BHSCOPE" compare -q --csv "$good" "$f")
+if python3 -c '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+labels = {r["label"] for r in rows if r["record"] == "B"}
+sys.exit(0 if labels == {"\x27=HYPERLINK(\"http://x\",\"y\")"} else 1)' <<< "$csv" &&
+	grep -qF ',"'"'"'=HYPERLINK(""http://x"",""y"")",' <<< "$csv"
+then check_pass csv_formula_neutralised
+else check_fail csv_formula_neutralised "$(sed -n 2p <<< "$csv")"; fi
+f=$SCRATCH/bidi.json
+jq '.label = "x\u202egnp.json" | .target = {"fstype": "e\u2066xt4\u2069"}' "$good" > "$f"
+out=$("$BHSCOPE" compare "$good" "$f" 2>&1; "$BHSCOPE" compare --markdown "$good" "$f" 2>&1
+      "$BHSCOPE" compare --csv "$good" "$f" 2>&1)
+if LC_ALL=C grep -q $'\xe2\x80\xae\|\xe2\x81\xa6\|\xe2\x81\xa9' <<< "$out"; then
+	check_fail bidi_filtered "a bidirectional control reached the output"
+elif grep -qF 'x\u202egnp.json' <<< "$out"; then check_pass bidi_filtered
+else check_fail bidi_filtered "label missing: $out"; fi
+
 f=$SCRATCH/escape-bad.json
 jq '.runs[0].result = {"phases": {"\u001b[2J": {}}}' "$good" > "$f"
 expect escape_in_error_is_visible "$f" 'field runs.0.result.phases: member "\x1b[2J" is not a name'
