@@ -25,9 +25,10 @@ int atomic_file_write(int dirfd, const char *path, const void *data,
 		      size_t len, int flags, char *err, size_t errlen);
 
 /*
- * Whether path may be written by atomic_file_write(): 0, or -1 with a
- * one-line reason in err. For commands that check their output before a
- * long run.
+ * Whether path may be written by atomic_file_write(): a file name (not
+ * empty, not ending in '/'), a regular file or a new name in a directory
+ * that is there and writable. 0, or -1 with errno set and a one-line
+ * reason in err. For commands that check their output before a long run.
  */
 int atomic_file_check(int dirfd, const char *path, char *err, size_t errlen);
 
