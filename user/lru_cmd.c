@@ -18,6 +18,7 @@
 #include "lru/lru_report.h"
 #include "lru/lru_selfcost.h"
 #include "lib/interval_loop.h"
+#include "lib/stop_signals.h"
 #include "lib/ticker.h"
 #include "lib/json_out.h"
 
@@ -292,18 +293,29 @@ int cmd_lru(int argc, char **argv)
 	struct lru_recorder rec = {};
 	struct lru_load_opts lo;
 	struct lru_session s;
+	sigset_t setup_mask;
 	int err;
 
 	cli_common_init(&o.common);
 	if (argp_parse(&lru_argp, argc, argv, 0, NULL, &o))
 		return 64;
-	if (env_prepare_tracing())
+	/*
+	 * A stop during the setup waits for it (blocked, never an EINTR in
+	 * a load or attach), then ends the loop at once with its final
+	 * report. The recorder's thread, made meanwhile, never takes one.
+	 */
+	stop_signals_install();
+	stop_signals_block(&setup_mask, NULL);
+	if (env_prepare_tracing()) {
+		stop_signals_restore(&setup_mask);
 		return 1;
+	}
 	env_setup_libbpf_logging();
 	if (o.self_cost && (err = lru_selfcost_enable(&cost))) {
 		fprintf(stderr,
 			"bhscope: cannot turn on the kernel's BPF run-time statistics: %s (needs CAP_SYS_ADMIN)\n",
 			strerror(-err));
+		stop_signals_restore(&setup_mask);
 		return 1;
 	}
 	lo = (struct lru_load_opts){
@@ -315,6 +327,7 @@ int cmd_lru(int argc, char **argv)
 	};
 	err = lru_load(&s, &lo);
 	if (o.probes) {
+		stop_signals_restore(&setup_mask);
 		err = print_probes(&o, &s.hooks, !err);
 		lru_unload(&s);
 		lru_selfcost_disable(&cost);
@@ -322,7 +335,6 @@ int cmd_lru(int argc, char **argv)
 	}
 	if (err)
 		goto out;
-	/* before the trace file exists: a stop then still finishes it */
 	ticker_start();
 	if (o.trace) {
 		struct lru_trace_params tp = {
@@ -341,6 +353,8 @@ int cmd_lru(int argc, char **argv)
 		}
 	}
 	say_what_is_missing(&o, &s);
+	/* a stop that came during the setup lands now: a final report */
+	stop_signals_restore(&setup_mask);
 	err = trace_loop(&o, &s, o.self_cost ? &cost : NULL);
 	if (err < 0)
 		fprintf(stderr, "bhscope: reading the LRU maps failed: %s\n",
@@ -348,6 +362,7 @@ int cmd_lru(int argc, char **argv)
 	if (o.trace)
 		err = finish_trace(&o, &s, &rec) ?: err;
 out:
+	stop_signals_restore(&setup_mask);
 	lru_unload(&s);
 	lru_selfcost_disable(&cost);
 	return err ? 1 : 0;
