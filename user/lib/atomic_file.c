@@ -177,6 +177,52 @@ static int write_and_rename(int dirfd, const char *path, const void *data,
 	return 0;
 }
 
+int atomic_file_begin(int dirfd, const char *path, char *tmp, size_t tmplen,
+		      char *err, size_t errlen)
+{
+	int fd, e;
+
+	if (atomic_file_check(dirfd, path, err, errlen))
+		return -1;
+	fd = open_temp(dirfd, path, tmp, tmplen);
+	if (fd >= 0 && !fchmod(fd, 0644))
+		return fd;
+	e = errno;
+	if (fd >= 0) {
+		close(fd);
+		unlinkat(dirfd, tmp, 0);
+	}
+	snprintf(err, errlen, "%s: cannot create a file beside it: %s", path,
+		 strerror(e));
+	errno = e;
+	return -1;
+}
+
+int atomic_file_commit(int dirfd, const char *tmp, const char *path,
+		       char *err, size_t errlen)
+{
+	int e;
+
+	if (atomic_file_check(dirfd, path, err, errlen)) {
+		e = errno;
+		unlinkat(dirfd, tmp, 0);
+		errno = e;
+		return -1;
+	}
+	if (!renameat(dirfd, tmp, dirfd, path))
+		return 0;
+	e = errno;
+	unlinkat(dirfd, tmp, 0);
+	snprintf(err, errlen, "%s: %s", path, strerror(e));
+	errno = e;
+	return -1;
+}
+
+void atomic_file_discard(int dirfd, const char *tmp)
+{
+	unlinkat(dirfd, tmp, 0);
+}
+
 /*
  * A stop signal (SIGINT, SIGTERM, SIGHUP) waits until the file is in place
  * or the temporary one removed: a command without a handler would
