@@ -29,6 +29,10 @@ f=$SCRATCH/truncated.json
 head -c 200 "$good" > "$f"
 expect truncated_record "$f" "truncated JSON"
 
+f=$SCRATCH/null.json
+printf null > "$f"
+expect null_document "$f" "not a bhscope record: the top level is null, not an object"
+
 f=$SCRATCH/text.json
 printf 'FSUse%%   Count    Size   Files/sec\n' > "$f"
 expect not_json "$f" "not JSON"
