@@ -170,6 +170,7 @@ int cmd_simulate(int argc, char **argv)
 	int err, depth;
 
 	cli_common_init(&o.common);
+	o.common.dev_elsewhere = true;	/* the trace's host, maybe not this */
 	if (argp_parse(&simulate_argp, argc, argv, 0, NULL, &o))
 		return 64;
 	if (lru_trace_open(&r, o.file, why, sizeof(why))) {

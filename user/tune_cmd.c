@@ -41,6 +41,7 @@ static const char tune_doc[] =
 struct tune_opts {
 	bool json;
 	const char *dev;	/* -d: only this filesystem, as jbd2 names it */
+	const char *dev_arg;	/* as the user wrote it */
 	char dev_name[64];
 	const char *action;
 	char **assignments;
@@ -64,7 +65,7 @@ static int tune_device(const char *arg, char *name, size_t len, char *err,
 {
 	uint32_t kdev;
 
-	if (devname_parse(arg, &kdev, err, errlen))
+	if (devname_parse(arg, &kdev, 0, err, errlen))
 		return -1;
 	devname_of(kdev, name, len);
 	for (char *c = name; *c; c++)
@@ -80,6 +81,12 @@ static error_t tune_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'd':
+		if (o->dev) {
+			argp_error(state, "-d given twice ('%s', then '%s'): one device, or none for every journal",
+				   o->dev_arg, arg);
+			return EINVAL;
+		}
+		o->dev_arg = arg;
 		if (tune_device(arg, o->dev_name, sizeof(o->dev_name), err,
 				sizeof(err))) {
 			argp_failure(state, 1, 0, "%s", err);

@@ -58,7 +58,15 @@ static error_t cli_parse_opt(int key, char *arg, struct argp_state *state)
 		c->per_cpu = true;
 		break;
 	case 'd':
-		if (devname_parse(arg, &c->kdev, err, sizeof(err))) {
+		/* the tracers follow one device, or every one */
+		if (c->dev_arg) {
+			argp_error(state, "-d given twice ('%s', then '%s'): one device, or none for every device",
+				   c->dev_arg, arg);
+			return EINVAL;
+		}
+		if (devname_parse(arg, &c->kdev,
+				  c->dev_elsewhere ? DEVNAME_ANY_NUMBERS : 0, err,
+				  sizeof(err))) {
 			argp_failure(state, 1, 0, "%s", err);
 			return EINVAL;
 		}

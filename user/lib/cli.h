@@ -18,6 +18,8 @@ struct cli_common {
 	bool json;
 	const char *dev_arg;	/* as the user wrote it */
 	uint32_t kdev;		/* kernel dev_t of dev_arg, 0 = every device */
+	bool dev_elsewhere;	/* -d may name a device of another host (set
+				 * before parsing: offline data) */
 	int positional;		/* positional arguments seen so far */
 };
 
