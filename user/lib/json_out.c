@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -37,7 +38,18 @@ struct json_object *json_out_envelope(const char *schema)
 
 struct json_object *json_out_double(double v)
 {
-	return isfinite(v) ? json_object_new_double(v) : NULL;
+	double a = fabs(v);
+	char text[64];
+
+	if (!isfinite(v))
+		return NULL;
+	if (a < 1e6)
+		snprintf(text, sizeof(text), "%.6g", v);
+	else if (a < 1e15)
+		snprintf(text, sizeof(text), "%.0f", v);	/* every digit */
+	else
+		snprintf(text, sizeof(text), "%.15g", v);
+	return json_object_new_double_s(v, text);
 }
 
 /* The end of a print: flushed, a write error noted for stdout. */

@@ -23,6 +23,9 @@ void json_out_utc_now(char *buf, size_t len);
 /*
  * A number, or null where there is none: JSON has no NaN or Infinity, and
  * json-c would print them as such. Every double bhscope emits goes here.
+ * Printed with 6 significant digits (0.936412, 981.6, 1.2e-05), every
+ * integer digit from a million up ("12345679"), never json-c's 17
+ * ("1.0014940000000001"); integers are json_object_new_int64()'s.
  */
 struct json_object *json_out_double(double v);
 

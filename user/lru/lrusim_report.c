@@ -198,7 +198,7 @@ static void add_u64(struct json_object *o, const char *k, uint64_t v)
 
 static struct json_object *json_ratio(uint64_t n, uint64_t d)
 {
-	return d ? json_object_new_double(ratio(n, d)) : NULL;
+	return d ? json_out_double(ratio(n, d)) : NULL;
 }
 
 static struct json_object *json_outcomes(const uint64_t *o)
