@@ -39,7 +39,7 @@ static const char tune_doc[] =
 	"  bhscope tune set -d loop0 batch_min_us=4000";
 
 struct tune_opts {
-	bool json;
+	bool json, pretty;
 	const char *dev;	/* -d: only this filesystem, as jbd2 names it */
 	const char *dev_arg;	/* as the user wrote it */
 	char dev_name[64];
@@ -52,7 +52,8 @@ static const struct argp_option tune_options[] = {
 	{ "device", 'd', "DEV", 0,
 	  "Only the journal of this filesystem device: a name (loop0, "
 	  "/dev/loop0) or MAJOR:MINOR", 0 },
-	{ "json", 'j', NULL, 0, "JSON output (show)", 0 },
+	{ "json", 'j', NULL, 0, "JSON output (show), one line", 0 },
+	{ "pretty", 'p', NULL, 0, "JSON output, indented (implies -j)", 0 },
 	{ 0 },
 };
 
@@ -94,6 +95,9 @@ static error_t tune_parse(int key, char *arg, struct argp_state *state)
 		}
 		o->dev = o->dev_name;
 		break;
+	case 'p':
+		o->pretty = true;
+		/* fall through */
 	case 'j':
 		o->json = true;
 		break;
@@ -206,7 +210,8 @@ static int show(const struct tune_opts *o)
 		json_object_object_add(root, "journals", arr);
 		free(js);
 		/* A write error: main's stdout check says why. */
-		return json_out_print(stdout, root, JSON_OUT_PRETTY) ? 1 : 0;
+		return json_out_print(stdout, root, o->pretty ? JSON_OUT_PRETTY :
+							       JSON_OUT_LINE) ? 1 : 0;
 	}
 
 	if (b.loaded)

@@ -157,6 +157,13 @@ jq '.runs[0].fs_mark = {"files_per_sec": 1e15}' "$good" > "$b"
 if "$BHSCOPE" compare -q -j "$a" "$b" | jq -e '.metrics | length > 0' > /dev/null
 then check_pass json_without_infinity
 else check_fail json_without_infinity "compare -j is not JSON"; fi
+# -j is one line; -p (pretty) the same JSON, indented
+one=$("$BHSCOPE" compare -q -j "$a" "$b")
+pretty=$("$BHSCOPE" compare -q -p "$a" "$b")
+if [[ $(wc -l <<< "$one") -eq 1 && $(wc -l <<< "$pretty") -gt 10 ]] &&
+	[[ $(jq -c . <<< "$one") == "$(jq -c . <<< "$pretty")" ]]
+then check_pass json_one_line_pretty_indented
+else check_fail json_one_line_pretty_indented "$(wc -l <<< "$one") and $(wc -l <<< "$pretty") lines"; fi
 "$BHSCOPE" compare -q --chart "$SCRATCH/c.svg" "$a" "$b" > /dev/null
 if grep -qiE 'nan|inf' "$SCRATCH/c.svg"; then check_fail chart_without_nan "$(grep -ioE '.{20}(nan|inf).{5}' "$SCRATCH/c.svg" | head -2)"
 else check_pass chart_without_nan; fi
