@@ -8,6 +8,7 @@
 
 #include "analyse/chart_svg.h"
 #include "commands.h"
+#include "lib/cli.h"
 #include "analyse/compare_model.h"
 #include "analyse/compare_print.h"
 #include "lib/json_out.h"
@@ -98,6 +99,7 @@ static const struct argp compare_argp = {
 	.parser = compare_parse,
 	.args_doc = "BASE.json OTHER.json... ('-': standard input)",
 	.doc = compare_doc,
+	.children = cli_help_children,
 };
 
 int cmd_compare(int argc, char **argv)

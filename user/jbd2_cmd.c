@@ -74,6 +74,7 @@ static error_t jbd2_parse_opt(int key, char *arg, struct argp_state *state)
 
 static const struct argp_child jbd2_children[] = {
 	{ &cli_common_argp, 0, NULL, 0 },
+	{ &cli_help_argp, 0, NULL, 0 },
 	{ 0 },
 };
 

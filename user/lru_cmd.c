@@ -151,6 +151,7 @@ static error_t lru_parse_opt(int key, char *arg, struct argp_state *state)
 
 static const struct argp_child lru_children[] = {
 	{ &cli_common_argp, 0, NULL, 0 },
+	{ &cli_help_argp, 0, NULL, 0 },
 	{ 0 },
 };
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "lib/cli.h"
 #include "record/record_run.h"
 #include "record/record_schema.h"
 #include "lib/stop_signals.h"
@@ -166,6 +167,7 @@ static const struct argp record_argp = {
 	.parser = record_parse,
 	.args_doc = "-o FILE -- COMMAND [ARG...]",
 	.doc = record_doc,
+	.children = cli_help_children,
 };
 
 int cmd_record(int argc, char **argv)

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "lib/cli.h"
 #include "record/record_exec.h"
 #include "record/record_read.h"
 #include "record/record_run.h"
@@ -192,6 +193,7 @@ static const struct argp sweep_argp = {
 	.parser = sweep_parse,
 	.args_doc = "-o DIR [MATRIX] -- bench meta|sync [ARG...]",
 	.doc = sweep_doc,
+	.children = cli_help_children,
 };
 
 static struct sweep_tune tune = SWEEP_TUNE_INIT;

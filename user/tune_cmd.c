@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "lib/cli.h"
 #include "lru/lru_kernel.h"
 #include "lib/devname.h"
 #include "lib/tunables.h"
@@ -138,6 +139,7 @@ static const struct argp tune_argp = {
 	.parser = tune_parse,
 	.args_doc = "[show | set NAME=VALUE... | reset]",
 	.doc = tune_doc,
+	.children = cli_help_children,
 };
 
 /* bhtune's batch times over what the filesystem set, and from where. */

@@ -26,6 +26,15 @@ struct cli_common {
 /* argp child parsing -C -d -T -j and [interval] [count] into a cli_common. */
 extern const struct argp cli_common_argp;
 
+/*
+ * argp child giving every command -h (argp's own help is -? and --help).
+ * -V and --version come with argp_program_version_hook (main.c).
+ */
+extern const struct argp cli_help_argp;
+
+/* The children of a command that has no other: cli_help_argp alone. */
+extern const struct argp_child cli_help_children[];
+
 /* Defaults: 1 s interval, unlimited count, no filter. */
 void cli_common_init(struct cli_common *c);
 
