@@ -3,7 +3,7 @@
 # 2), on the remount path (no bhtune here): while a sweep holds a journal,
 # a second sweep and a `tune set` on it are refused in one line and change
 # nothing; the first puts the original batch times back. A sweep killed
-# with SIGKILL leaves its originals in /run/bhscope: the next `tune reset`
+# with SIGKILL leaves its originals in /run/bhscope-tune: the next `tune reset`
 # puts those back (not ext4's defaults), and so does the next sweep.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
@@ -15,7 +15,7 @@ need_tools jq
 fs_setup dirsync,min_batch_time=300 -b 4096
 dev=$(basename "$LOOP")
 numbers=$(cat "/sys/class/block/$dev/dev")
-state=/run/bhscope/journal-$numbers.state
+state=/run/bhscope-tune/journal-$numbers.state
 opts() { grep -oE '(min|max)_batch_time=[0-9]+' "/proc/fs/ext4/$dev/options" | tr '\n' ' '; }
 orig=$(opts)
 

@@ -2,7 +2,7 @@
 # One tuner at a time on bhtune.ko's parameters (issue 33 item 2): while a
 # sweep holds them, a second sweep and a `tune set` are refused in one
 # line and change nothing. A sweep killed with SIGKILL leaves the values
-# it found in /run/bhscope/bhtune.state: `tune reset` then puts those back
+# it found in /run/bhscope-tune/bhtune.state: `tune reset` then puts those back
 # (not bhtune's own reset), and so does the next sweep, before its cells.
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
@@ -10,7 +10,7 @@ bht_need
 # shellcheck disable=SC2119 # no extra cleanup
 bht_traps
 bhscope=$REPO/build/bhscope
-state=/run/bhscope/bhtune.state
+state=/run/bhscope-tune/bhtune.state
 [[ -x $REPO/build/bhbench ]] || skip "bhbench is not built on the host (make)"
 
 bht_fs 128 dirsync

@@ -4,7 +4,7 @@
  *
  * A command that changes a journal's batch times (by remount) or
  * bhtune.ko's parameters first claims them: flock(2) on
- * /run/bhscope/NAME.lock, NAME being "journal-MAJOR:MINOR" (the
+ * /run/bhscope-tune/NAME.lock, NAME being "journal-MAJOR:MINOR" (the
  * filesystem's device) or "bhtune". The kernel drops the lock when its
  * holder dies, SIGKILL included; a second claim is refused at once, with
  * the holder's pid and command. Lock files are never removed (removing one
@@ -22,7 +22,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define TUNABLES_RUN_DIR	"/run/bhscope"
+/*
+ * Not /run/bhscope: bhscope.service's RuntimeDirectory, which systemd
+ * removes, files and all, when the service stops. In /run, what a reboot
+ * clears: the remounts and bhtune's parameters go with it.
+ */
+#define TUNABLES_RUN_DIR	"/run/bhscope-tune"
 
 struct tunables_claim {
 	int fd;			/* the lock file, -1 when not held */
