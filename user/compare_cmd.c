@@ -94,7 +94,7 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp compare_argp = {
+const struct argp compare_argp = {
 	.options = compare_options,
 	.parser = compare_parse,
 	.args_doc = "BASE.json OTHER.json... ('-': standard input)",

@@ -46,9 +46,9 @@ struct jbd2_opts {
 };
 
 static const struct argp_option jbd2_options[] = {
-	{ "hook", OPT_HOOK, "KIND", 0,
-	  "auto (default: btf where allowed, else tracepoint), btf or tracepoint",
-	  0 },
+	{ "hook", OPT_HOOK, "auto|btf|tracepoint", 0,
+	  "Where the events come from (default auto: btf where allowed, "
+	  "else tracepoint)", 0 },
 	{ 0 },
 };
 
@@ -78,7 +78,7 @@ static const struct argp_child jbd2_children[] = {
 	{ 0 },
 };
 
-static const struct argp jbd2_argp = {
+const struct argp jbd2_argp = {
 	.options = jbd2_options,
 	.parser = jbd2_parse_opt,
 	.args_doc = "[INTERVAL [COUNT]]",

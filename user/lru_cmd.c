@@ -91,8 +91,8 @@ static const struct argp_option lru_options[] = {
 	  "Print which hook each figure comes from on this kernel, and exit", 0 },
 	{ "self-cost", OPT_SELF_COST, NULL, 0,
 	  "Print the probes' own run time per event (kernel BPF stats)", 0 },
-	{ "hook", OPT_HOOK, "KIND", 0,
-	  "auto (default), bhtune, fentry, kprobe or tracepoint", 0 },
+	{ "hook", OPT_HOOK, "auto|bhtune|fentry|kprobe|tracepoint", 0,
+	  "Where the lookups come from (default auto: the best that loads)", 0 },
 	{ 0 },
 };
 
@@ -155,7 +155,7 @@ static const struct argp_child lru_children[] = {
 	{ 0 },
 };
 
-static const struct argp lru_argp = {
+const struct argp lru_argp = {
 	.options = lru_options,
 	.parser = lru_parse_opt,
 	.args_doc = "[INTERVAL [COUNT]]",

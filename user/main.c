@@ -14,31 +14,33 @@
 #include <zstd.h>
 
 #include "commands.h"
+#include "lib/argp_words.h"
 #include "lib/stdout_check.h"
 
 struct command {
 	const char *name;
 	const char *summary;
 	int (*run)(int argc, char **argv);
+	const struct argp *argp;	/* its options, for completion */
 };
 
 static const struct command commands[] = {
 	{ "lru", "buffer-head LRU per CPU: hit ratio, slots, misses, what-if curve",
-	  cmd_lru },
+	  cmd_lru, &lru_argp },
 	{ "simulate", "replay an 'lru --trace' file: the exact what-if curve",
-	  cmd_simulate },
+	  cmd_simulate, &simulate_argp },
 	{ "jbd2", "jbd2 commit batching per journal: commits, handles, phases",
-	  cmd_jbd2 },
+	  cmd_jbd2, &jbd2_argp },
 	{ "tune", "show or set the LRU size and jbd2 batch times (bhtune.ko)",
-	  cmd_tune },
+	  cmd_tune, &tune_argp },
 	{ "record", "run a workload under tracing, write one JSON record",
-	  cmd_record },
+	  cmd_record, &record_argp },
 	{ "serve", "export the figures to Prometheus (/metrics, textfile)",
-	  cmd_serve },
+	  cmd_serve, &serve_argp },
 	{ "compare", "before/after tables from records: median, spread, % change",
-	  cmd_compare },
+	  cmd_compare, &compare_argp },
 	{ "sweep", "run a matrix of settings, one record per cell, one table",
-	  cmd_sweep },
+	  cmd_sweep, &sweep_argp },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -94,6 +96,19 @@ static int run(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		print_version(stdout, NULL);
+		return 0;
+	}
+	/*
+	 * Hidden, for bash completion (completion/bhscope): the commands, or
+	 * a command's options as its argp tables hold them.
+	 */
+	if (!strcmp(argv[1], "--complete")) {
+		for (size_t i = 0; i < NR_COMMANDS; i++) {
+			if (argc < 3)
+				printf("%s\n", commands[i].name);
+			else if (!strcmp(argv[2], commands[i].name))
+				argp_words_print(stdout, commands[i].argp);
+		}
 		return 0;
 	}
 	for (size_t i = 0; i < NR_COMMANDS; i++) {

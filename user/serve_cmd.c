@@ -134,7 +134,7 @@ static error_t serve_parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp serve_argp = {
+const struct argp serve_argp = {
 	.options = serve_options,
 	.parser = serve_parse_opt,
 	.doc = serve_doc,

@@ -124,7 +124,7 @@ static const struct argp_child simulate_children[] = {
 	{ 0 },
 };
 
-static const struct argp simulate_argp = {
+const struct argp simulate_argp = {
 	.options = simulate_options,
 	.parser = simulate_parse_opt,
 	.args_doc = "FILE",

@@ -188,7 +188,7 @@ static error_t sweep_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp sweep_argp = {
+const struct argp sweep_argp = {
 	.options = sweep_options,
 	.parser = sweep_parse,
 	.args_doc = "-o DIR [MATRIX] -- bench meta|sync [ARG...]",

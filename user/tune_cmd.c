@@ -134,7 +134,7 @@ static error_t tune_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp tune_argp = {
+const struct argp tune_argp = {
 	.options = tune_options,
 	.parser = tune_parse,
 	.args_doc = "[show | set NAME=VALUE... | reset]",
