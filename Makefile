@@ -254,7 +254,9 @@ install: all man
 		> $(DESTDIR)$(UNITDIR)/bhscope.service
 	$(Q)install -D -m 0644 tools/systemd/bhscope.default $(DESTDIR)$(SYSCONFDIR)/default/bhscope
 	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/bhscope/grafana contrib/grafana/*.json
-	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/bhscope/prometheus contrib/prometheus/*.rules.yml
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/bhscope/prometheus \
+		contrib/prometheus/*.rules.yml contrib/prometheus/*.rules.test.yml
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/doc/bhscope/examples contrib/serve.conf
 
 # One bhscope with libbpf, libelf, zlib, zstd, json-c and libmicrohttpd
 # linked in, for hosts of other distributions. libmicrohttpd comes from
