@@ -129,7 +129,8 @@ $(OUTPUT)/tools/bhbench/%.o: tools/bhbench/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(OUTPUT)/bhbench: $(BENCH_OBJS)
+# bhbench shares one module of the library: its options for completion.
+$(OUTPUT)/bhbench: $(BENCH_OBJS) $(OUTPUT)/user/lib/argp_words.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -ljson-c -lpthread -lm -o $@
 
@@ -246,8 +247,8 @@ install: all man
 	$(Q)install -D -m 0755 $(OUTPUT)/bhbench $(DESTDIR)$(PREFIX)/bin/bhbench
 	$(Q)for m in $(MAN_PAGES); do \
 		install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man$${m##*.}/$${m##*/} || exit 1; done
-	$(Q)install -D -m 0644 completion/bhscope \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bhscope
+	$(Q)for c in bhscope bhbench; do install -D -m 0644 completion/bhscope \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$c || exit 1; done
 	$(Q)install -d $(DESTDIR)$(PREFIX)/libexec/bhscope
 	$(Q)sed 's|/usr/sbin/|$(PREFIX)/sbin/|' tools/systemd/bhscope-tracefs \
 		> $(DESTDIR)$(PREFIX)/libexec/bhscope/bhscope-tracefs
@@ -257,7 +258,9 @@ install: all man
 		tools/systemd/bhscope.service > $(DESTDIR)$(UNITDIR)/bhscope.service
 	$(Q)install -D -m 0644 tools/systemd/bhscope.default $(DESTDIR)$(SYSCONFDIR)/default/bhscope
 	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/bhscope/grafana contrib/grafana/*.json
-	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/bhscope/prometheus contrib/prometheus/*.rules.yml
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/bhscope/prometheus \
+		contrib/prometheus/*.rules.yml contrib/prometheus/*.rules.test.yml
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/doc/bhscope/examples contrib/serve.conf
 
 # One bhscope with libbpf, libelf, zlib, zstd, json-c and libmicrohttpd
 # linked in, for hosts of other distributions. libmicrohttpd comes from

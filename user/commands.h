@@ -3,6 +3,8 @@
 #ifndef BHSCOPE_COMMANDS_H
 #define BHSCOPE_COMMANDS_H
 
+#include <argp.h>
+
 int cmd_jbd2(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_lru(int argc, char **argv);
@@ -12,5 +14,9 @@ int cmd_serve(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+
+/* Their option tables, which bash completion reads (main.c). */
+extern const struct argp jbd2_argp, tune_argp, lru_argp, simulate_argp,
+	serve_argp, record_argp, compare_argp, sweep_argp;
 
 #endif /* BHSCOPE_COMMANDS_H */

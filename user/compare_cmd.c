@@ -8,6 +8,7 @@
 
 #include "analyse/chart_svg.h"
 #include "commands.h"
+#include "lib/cli.h"
 #include "analyse/compare_model.h"
 #include "analyse/compare_print.h"
 #include "lib/json_out.h"
@@ -33,7 +34,8 @@ static const char compare_doc[] =
 	"errors.";
 
 static const struct argp_option compare_options[] = {
-	{ "json", 'j', NULL, 0, "JSON (schema bhscope.compare/1)", 0 },
+	{ "json", 'j', NULL, 0, "JSON (schema bhscope.compare/1), one line", 0 },
+	{ "pretty", 'p', NULL, 0, "JSON, indented (implies -j)", 0 },
 	{ "csv", OPT_CSV, NULL, 0, "CSV, one line per metric and record", 0 },
 	{ "markdown", OPT_MARKDOWN, NULL, 0, "A Markdown table", 0 },
 	{ "chart", OPT_CHART, "FILE.svg", 0,
@@ -45,7 +47,7 @@ static const struct argp_option compare_options[] = {
 struct compare_args {
 	enum format fmt;
 	const char *chart;
-	bool quiet;
+	bool quiet, pretty;
 	char **files;
 	int nr_files;
 };
@@ -56,8 +58,13 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 	enum format want = FMT_TEXT;
 
 	switch (key) {
+	case 'p':
+		a->pretty = true;
+		/* fall through */
 	case 'j':
 		want = FMT_JSON;
+		if (a->fmt == FMT_JSON)
+			return 0;	/* -j -p */
 		break;
 	case OPT_CSV:
 		want = FMT_CSV;
@@ -87,11 +94,12 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp compare_argp = {
+const struct argp compare_argp = {
 	.options = compare_options,
 	.parser = compare_parse,
 	.args_doc = "BASE.json OTHER.json... ('-': standard input)",
 	.doc = compare_doc,
+	.children = cli_help_children,
 };
 
 int cmd_compare(int argc, char **argv)
@@ -129,7 +137,8 @@ int cmd_compare(int argc, char **argv)
 	case FMT_JSON:
 		o = compare_json(&t);
 		/* A write error is reported once, by main's stdout check. */
-		if (json_out_print(stdout, o, JSON_OUT_PRETTY))
+		if (json_out_print(stdout, o, a.pretty ? JSON_OUT_PRETTY :
+							 JSON_OUT_LINE))
 			ret = 1;
 		break;
 	}

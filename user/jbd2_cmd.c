@@ -18,6 +18,7 @@
 #include "jbd2/jbd2_report.h"
 #include "jbd2/jbd2_snapshot.h"
 #include "lib/interval_loop.h"
+#include "lib/stop_signals.h"
 #include "lib/json_out.h"
 #include "lib/ticker.h"
 
@@ -45,9 +46,9 @@ struct jbd2_opts {
 };
 
 static const struct argp_option jbd2_options[] = {
-	{ "hook", OPT_HOOK, "KIND", 0,
-	  "auto (default: btf where allowed, else tracepoint), btf or tracepoint",
-	  0 },
+	{ "hook", OPT_HOOK, "auto|btf|tracepoint", 0,
+	  "Where the events come from (default auto: btf where allowed, "
+	  "else tracepoint)", 0 },
 	{ 0 },
 };
 
@@ -73,10 +74,11 @@ static error_t jbd2_parse_opt(int key, char *arg, struct argp_state *state)
 
 static const struct argp_child jbd2_children[] = {
 	{ &cli_common_argp, 0, NULL, 0 },
+	{ &cli_help_argp, 0, NULL, 0 },
 	{ 0 },
 };
 
-static const struct argp jbd2_argp = {
+const struct argp jbd2_argp = {
 	.options = jbd2_options,
 	.parser = jbd2_parse_opt,
 	.args_doc = "[INTERVAL [COUNT]]",
@@ -137,38 +139,53 @@ static int report(void *arg, const void *cur, const void *prev,
 	return err;
 }
 
+/* Everything before the loop: checks, HZ, CPUs, load and attach. */
+static int jbd2_setup(const struct jbd2_opts *o, struct jbd2_report_ctx *ctx,
+		      int *nr_cpus, struct jbd2_bpf **skel)
+{
+	if (env_prepare_tracing() || check_jbd2_tracepoints())
+		return -1;
+	ctx->hz = hz_of_running_kernel();
+	if (ctx->hz <= 0) {
+		fputs(HZ_UNKNOWN_MSG, stderr);
+		return -1;
+	}
+	*nr_cpus = libbpf_num_possible_cpus();
+	if (*nr_cpus <= 0) {
+		fprintf(stderr, "bhscope: cannot count the possible CPUs: %s\n",
+			strerror(-*nr_cpus));
+		return -1;
+	}
+	env_setup_libbpf_logging();
+	*skel = jbd2_load(o->common.kdev, o->hook, &ctx->events,
+			  &ctx->batch_sleep, &ctx->checkpoints, NULL);
+	return *skel ? 0 : -1;
+}
+
 int cmd_jbd2(int argc, char **argv)
 {
 	struct jbd2_report_ctx ctx = {};
 	struct jbd2_live live;
 	struct jbd2_opts o = { .hook = JBD2_HOOK_AUTO };
 	const struct cli_common *opt = &o.common;
-	struct jbd2_bpf *skel;
-	int nr_cpus, err;
+	struct jbd2_bpf *skel = NULL;
+	sigset_t setup_mask;
+	int nr_cpus = 0, err;
 
 	cli_common_init(&o.common);
 	if (argp_parse(&jbd2_argp, argc, argv, 0, NULL, &o))
 		return 64;
 	ctx.per_cpu = opt->per_cpu;
 	ctx.timestamps = opt->timestamps;
-
-	if (env_prepare_tracing() || check_jbd2_tracepoints())
-		return 1;
-	ctx.hz = hz_of_running_kernel();
-	if (ctx.hz <= 0) {
-		fputs(HZ_UNKNOWN_MSG, stderr);
-		return 1;
-	}
-	nr_cpus = libbpf_num_possible_cpus();
-	if (nr_cpus <= 0) {
-		fprintf(stderr, "bhscope: cannot count the possible CPUs: %s\n",
-			strerror(-nr_cpus));
-		return 1;
-	}
-	env_setup_libbpf_logging();
-	skel = jbd2_load(opt->kdev, o.hook, &ctx.events, &ctx.batch_sleep,
-			 &ctx.checkpoints, NULL);
-	if (!skel)
+	/*
+	 * A stop during the setup waits for it (blocked, never an EINTR in
+	 * a load), then ends the loop at once with its final report.
+	 */
+	stop_signals_install();
+	stop_signals_block(&setup_mask, NULL);
+	err = jbd2_setup(&o, &ctx, &nr_cpus, &skel);
+	stop_signals_restore(&setup_mask);
+	if (err)
 		return 1;
 
 	ticker_start();

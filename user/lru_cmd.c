@@ -18,6 +18,7 @@
 #include "lru/lru_report.h"
 #include "lru/lru_selfcost.h"
 #include "lib/interval_loop.h"
+#include "lib/stop_signals.h"
 #include "lib/ticker.h"
 #include "lib/json_out.h"
 
@@ -90,8 +91,8 @@ static const struct argp_option lru_options[] = {
 	  "Print which hook each figure comes from on this kernel, and exit", 0 },
 	{ "self-cost", OPT_SELF_COST, NULL, 0,
 	  "Print the probes' own run time per event (kernel BPF stats)", 0 },
-	{ "hook", OPT_HOOK, "KIND", 0,
-	  "auto (default), bhtune, fentry, kprobe or tracepoint", 0 },
+	{ "hook", OPT_HOOK, "auto|bhtune|fentry|kprobe|tracepoint", 0,
+	  "Where the lookups come from (default auto: the best that loads)", 0 },
 	{ 0 },
 };
 
@@ -150,10 +151,11 @@ static error_t lru_parse_opt(int key, char *arg, struct argp_state *state)
 
 static const struct argp_child lru_children[] = {
 	{ &cli_common_argp, 0, NULL, 0 },
+	{ &cli_help_argp, 0, NULL, 0 },
 	{ 0 },
 };
 
-static const struct argp lru_argp = {
+const struct argp lru_argp = {
 	.options = lru_options,
 	.parser = lru_parse_opt,
 	.args_doc = "[INTERVAL [COUNT]]",
@@ -292,18 +294,29 @@ int cmd_lru(int argc, char **argv)
 	struct lru_recorder rec = {};
 	struct lru_load_opts lo;
 	struct lru_session s;
+	sigset_t setup_mask;
 	int err;
 
 	cli_common_init(&o.common);
 	if (argp_parse(&lru_argp, argc, argv, 0, NULL, &o))
 		return 64;
-	if (env_prepare_tracing())
+	/*
+	 * A stop during the setup waits for it (blocked, never an EINTR in
+	 * a load or attach), then ends the loop at once with its final
+	 * report. The recorder's thread, made meanwhile, never takes one.
+	 */
+	stop_signals_install();
+	stop_signals_block(&setup_mask, NULL);
+	if (env_prepare_tracing()) {
+		stop_signals_restore(&setup_mask);
 		return 1;
+	}
 	env_setup_libbpf_logging();
 	if (o.self_cost && (err = lru_selfcost_enable(&cost))) {
 		fprintf(stderr,
 			"bhscope: cannot turn on the kernel's BPF run-time statistics: %s (needs CAP_SYS_ADMIN)\n",
 			strerror(-err));
+		stop_signals_restore(&setup_mask);
 		return 1;
 	}
 	lo = (struct lru_load_opts){
@@ -315,6 +328,7 @@ int cmd_lru(int argc, char **argv)
 	};
 	err = lru_load(&s, &lo);
 	if (o.probes) {
+		stop_signals_restore(&setup_mask);
 		err = print_probes(&o, &s.hooks, !err);
 		lru_unload(&s);
 		lru_selfcost_disable(&cost);
@@ -322,7 +336,6 @@ int cmd_lru(int argc, char **argv)
 	}
 	if (err)
 		goto out;
-	/* before the trace file exists: a stop then still finishes it */
 	ticker_start();
 	if (o.trace) {
 		struct lru_trace_params tp = {
@@ -341,6 +354,8 @@ int cmd_lru(int argc, char **argv)
 		}
 	}
 	say_what_is_missing(&o, &s);
+	/* a stop that came during the setup lands now: a final report */
+	stop_signals_restore(&setup_mask);
 	err = trace_loop(&o, &s, o.self_cost ? &cost : NULL);
 	if (err < 0)
 		fprintf(stderr, "bhscope: reading the LRU maps failed: %s\n",
@@ -348,6 +363,7 @@ int cmd_lru(int argc, char **argv)
 	if (o.trace)
 		err = finish_trace(&o, &s, &rec) ?: err;
 out:
+	stop_signals_restore(&setup_mask);
 	lru_unload(&s);
 	lru_selfcost_disable(&cost);
 	return err ? 1 : 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "lib/cli.h"
 #include "record/record_run.h"
 #include "record/record_schema.h"
 #include "lib/stop_signals.h"
@@ -40,7 +41,7 @@ static const char record_doc[] =
 	"64 on usage errors.";
 
 static const struct argp_option record_options[] = {
-	{ "output", 'o', "FILE", 0, "Write the record to FILE (required)", 0 },
+	{ "output", 'o', "FILE.json", 0, "Write the record to FILE.json (required)", 0 },
 	{ "repeats", 'r', "N", 0, "Run the workload N times (default 1)", 0 },
 	{ "jbd2", OPT_JBD2, NULL, 0,
 	  "Trace jbd2 commit batching (the default when neither --jbd2 nor --lru is given)", 0 },
@@ -161,11 +162,12 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp record_argp = {
+const struct argp record_argp = {
 	.options = record_options,
 	.parser = record_parse,
 	.args_doc = "-o FILE -- COMMAND [ARG...]",
 	.doc = record_doc,
+	.children = cli_help_children,
 };
 
 int cmd_record(int argc, char **argv)

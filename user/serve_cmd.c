@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "lib/cli.h"
 #include "lib/clock.h"
 #include "lib/env.h"
 #include "lib/hz.h"
@@ -142,10 +143,11 @@ static error_t serve_parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp serve_argp = {
+const struct argp serve_argp = {
 	.options = serve_options,
 	.parser = serve_parse_opt,
 	.doc = serve_doc,
+	.children = cli_help_children,
 };
 
 /* Everything the main loop owns. */

@@ -120,10 +120,11 @@ static error_t simulate_parse_opt(int key, char *arg, struct argp_state *state)
 
 static const struct argp_child simulate_children[] = {
 	{ &cli_common_argp, 0, NULL, 0 },
+	{ &cli_help_argp, 0, NULL, 0 },
 	{ 0 },
 };
 
-static const struct argp simulate_argp = {
+const struct argp simulate_argp = {
 	.options = simulate_options,
 	.parser = simulate_parse_opt,
 	.args_doc = "FILE",
@@ -170,6 +171,7 @@ int cmd_simulate(int argc, char **argv)
 	int err, depth;
 
 	cli_common_init(&o.common);
+	o.common.dev_elsewhere = true;	/* the trace's host, maybe not this */
 	if (argp_parse(&simulate_argp, argc, argv, 0, NULL, &o))
 		return 64;
 	if (lru_trace_open(&r, o.file, why, sizeof(why))) {
@@ -209,9 +211,8 @@ int cmd_simulate(int argc, char **argv)
 			.per_cpu = o.common.per_cpu,
 		};
 		if (o.common.json) {
-			if (json_out_print(stdout, lrusim_report_json(&rep),
-					   JSON_OUT_LINE))
-				err = -errno;
+			if (lrusim_report_json_print(stdout, &rep))
+				err = -errno ?: -EIO;
 		} else {
 			lrusim_report_text(stdout, &rep);
 			if (fflush(stdout) || ferror(stdout))

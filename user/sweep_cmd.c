@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "lib/cli.h"
 #include "record/record_exec.h"
 #include "record/record_read.h"
 #include "record/record_run.h"
@@ -187,14 +188,15 @@ static error_t sweep_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp sweep_argp = {
+const struct argp sweep_argp = {
 	.options = sweep_options,
 	.parser = sweep_parse,
 	.args_doc = "-o DIR [MATRIX] -- bench meta|sync [ARG...]",
 	.doc = sweep_doc,
+	.children = cli_help_children,
 };
 
-static struct sweep_tune tune;
+static struct sweep_tune tune = SWEEP_TUNE_INIT;
 
 /* Puts the original settings back: 0, or -1 after saying so. */
 static int restore_settings(void)
@@ -364,6 +366,7 @@ static int run_sweep(struct sweep_args *a, char ***paths, int *npaths)
 		return 1;
 	/* from here a stop ends the sweep with the settings put back */
 	stop_signals_install();
+	atexit(restore_at_exit);
 	if (sweep_tune_prepare(&tune, dir, lru, batch, err, sizeof(err))) {
 		fprintf(stderr, "bhscope: %s\n", err);
 		return 1;
@@ -375,7 +378,6 @@ static int run_sweep(struct sweep_args *a, char ***paths, int *npaths)
 	*paths = calloc(total, sizeof(**paths));
 	if (!*paths)
 		return 1;
-	atexit(restore_at_exit);
 	for (size_t i = 0; i < total; i++) {
 		long v[NR_DIMS];
 		char path[PATH_MAX];

@@ -10,12 +10,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "commands.h"
+#include "lib/cli.h"
 #include "lru/lru_kernel.h"
 #include "lib/devname.h"
 #include "lib/tunables.h"
+#include "lib/tunables_lock.h"
 #include "lib/json_out.h"
 #include "lib/stop_signals.h"
 
@@ -36,8 +40,9 @@ static const char tune_doc[] =
 	"  bhscope tune set -d loop0 batch_min_us=4000";
 
 struct tune_opts {
-	bool json;
+	bool json, pretty;
 	const char *dev;	/* -d: only this filesystem, as jbd2 names it */
+	const char *dev_arg;	/* as the user wrote it */
 	char dev_name[64];
 	const char *action;
 	char **assignments;
@@ -48,7 +53,8 @@ static const struct argp_option tune_options[] = {
 	{ "device", 'd', "DEV", 0,
 	  "Only the journal of this filesystem device: a name (loop0, "
 	  "/dev/loop0) or MAJOR:MINOR", 0 },
-	{ "json", 'j', NULL, 0, "JSON output (show)", 0 },
+	{ "json", 'j', NULL, 0, "JSON output (show), one line", 0 },
+	{ "pretty", 'p', NULL, 0, "JSON output, indented (implies -j)", 0 },
 	{ 0 },
 };
 
@@ -61,7 +67,7 @@ static int tune_device(const char *arg, char *name, size_t len, char *err,
 {
 	uint32_t kdev;
 
-	if (devname_parse(arg, &kdev, err, errlen))
+	if (devname_parse(arg, &kdev, 0, err, errlen))
 		return -1;
 	devname_of(kdev, name, len);
 	for (char *c = name; *c; c++)
@@ -77,6 +83,12 @@ static error_t tune_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'd':
+		if (o->dev) {
+			argp_error(state, "-d given twice ('%s', then '%s'): one device, or none for every journal",
+				   o->dev_arg, arg);
+			return EINVAL;
+		}
+		o->dev_arg = arg;
 		if (tune_device(arg, o->dev_name, sizeof(o->dev_name), err,
 				sizeof(err))) {
 			argp_failure(state, 1, 0, "%s", err);
@@ -84,6 +96,9 @@ static error_t tune_parse(int key, char *arg, struct argp_state *state)
 		}
 		o->dev = o->dev_name;
 		break;
+	case 'p':
+		o->pretty = true;
+		/* fall through */
 	case 'j':
 		o->json = true;
 		break;
@@ -119,11 +134,12 @@ static error_t tune_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp tune_argp = {
+const struct argp tune_argp = {
 	.options = tune_options,
 	.parser = tune_parse,
 	.args_doc = "[show | set NAME=VALUE... | reset]",
 	.doc = tune_doc,
+	.children = cli_help_children,
 };
 
 /* bhtune's batch times over what the filesystem set, and from where. */
@@ -196,7 +212,8 @@ static int show(const struct tune_opts *o)
 		json_object_object_add(root, "journals", arr);
 		free(js);
 		/* A write error: main's stdout check says why. */
-		return json_out_print(stdout, root, JSON_OUT_PRETTY) ? 1 : 0;
+		return json_out_print(stdout, root, o->pretty ? JSON_OUT_PRETTY :
+							       JSON_OUT_LINE) ? 1 : 0;
 	}
 
 	if (b.loaded)
@@ -287,25 +304,6 @@ static const char *refusal(const char *name, int err)
 	return "out of range, or a min above a journal's max batch time (the kernel log names it)";
 }
 
-/* Writes @a, then @b; if @b is refused, @a gets its old value back. */
-static int set_pair(const struct setting *a, const struct setting *b)
-{
-	char old[32];
-	long v;
-	int err;
-
-	if (bhtune_param_get(a->name, &v))
-		v = -1;
-	snprintf(old, sizeof(old), "%ld", v);
-	err = bhtune_param_set(a->name, a->value);
-	if (err)
-		return err;
-	err = bhtune_param_set(b->name, b->value);
-	if (err)
-		bhtune_param_set(a->name, old);
-	return err;
-}
-
 static int set_with_bhtune(struct setting *s, int n)
 {
 	const struct setting *min = NULL, *max = NULL;
@@ -334,14 +332,7 @@ static int set_with_bhtune(struct setting *s, int n)
 		}
 	}
 	if (min && max) {
-		/*
-		 * bhtune refuses every moment where a min would exceed a max:
-		 * from one valid pair to another, min first works when the new
-		 * min is not above the old max, max first otherwise.
-		 */
-		err = set_pair(max, min);
-		if (err == -EINVAL)
-			err = set_pair(min, max);
+		err = bhtune_batch_set(min->num, max->num);
 		if (err) {
 			fprintf(stderr, "bhscope: bhtune refused batch_min_us=%s batch_max_us=%s: %s\n",
 				min->value, max->value, refusal(min->name, err));
@@ -365,9 +356,44 @@ static int set_with_bhtune(struct setting *s, int n)
 	return 0;
 }
 
-/* Without bhtune: remount each (or the -d) ext4 with the batch times. */
-static int remount_batch(const struct tune_opts *o, long min_us, long max_us)
+/* Whether remount_batch() touches journal j: an ext4 it can remount. */
+static bool remountable(const struct tune_opts *o,
+			const struct journal_tunables *j)
 {
+	return (!o->dev || !strcmp(o->dev, j->dev)) &&
+	       j->from == TUNABLES_EXT4_OPTIONS && j->mnt[0];
+}
+
+/* Claims journal j's batch times for this command (one tuner at a time). */
+static int claim_journal(const struct tune_opts *o,
+			 const struct journal_tunables *j,
+			 struct tunables_claim *c)
+{
+	char by[32], err[512];
+	struct stat st;
+
+	snprintf(by, sizeof(by), "tune %s", o->action);
+	if (stat(j->mnt, &st)) {
+		fprintf(stderr, "bhscope: %s: %s\n", j->mnt, strerror(errno));
+		return -1;
+	}
+	if (!tunables_claim_journal(c, major(st.st_dev), minor(st.st_dev),
+				    j->dev, by, err, sizeof(err)))
+		return 0;
+	fprintf(stderr, "bhscope: %s\n", err);
+	return -1;
+}
+
+/*
+ * Without bhtune: remount each (or the -d) ext4 with the batch times (-1:
+ * that journal's own). reset: ext4's defaults, or where a killed tuner
+ * left its originals saved, those. Every journal is checked and claimed
+ * before any is changed: a refusal leaves all of them as they were.
+ */
+static int remount_batch(const struct tune_opts *o, long min_us, long max_us,
+			 bool reset)
+{
+	struct tunables_claim *claims;
 	struct journal_tunables *js;
 	int n = journals_list(&js), done = 0, rc = 0;
 
@@ -375,31 +401,59 @@ static int remount_batch(const struct tune_opts *o, long min_us, long max_us)
 		fprintf(stderr, "bhscope: cannot list /proc/fs/jbd2: %s\n", strerror(-n));
 		return 1;
 	}
-	/* Every journal first: a refusal leaves all of them as they were. */
-	for (int i = 0; i < n; i++) {
+	claims = calloc(n ? n : 1, sizeof(*claims));
+	if (!claims) {
+		free(js);
+		fprintf(stderr, "bhscope: out of memory\n");
+		return 1;
+	}
+	for (int i = 0; i < n; i++)
+		claims[i] = (struct tunables_claim)TUNABLES_CLAIM_NONE;
+	for (int i = 0; i < n && !rc; i++) {
 		char why[128];
 
-		if ((o->dev && strcmp(o->dev, js[i].dev)) ||
-		    js[i].from != TUNABLES_EXT4_OPTIONS || !js[i].mnt[0])
+		if (!remountable(o, &js[i]))
 			continue;
 		if (batch_times_check(min_us >= 0 ? min_us : js[i].min_batch_us,
 				      max_us >= 0 ? max_us : js[i].max_batch_us,
 				      why, sizeof(why))) {
 			fprintf(stderr, "bhscope: refused for %s (%s): %s\n",
 				js[i].mnt, js[i].dev, why);
-			free(js);
-			return 1;
+			rc = 1;
 		}
 	}
-	for (int i = 0; i < n; i++) {
-		long min = min_us >= 0 ? min_us : js[i].min_batch_us;
-		long max = max_us >= 0 ? max_us : js[i].max_batch_us;
+	for (int i = 0; i < n && !rc; i++)
+		if (remountable(o, &js[i]) && claim_journal(o, &js[i], &claims[i]))
+			rc = 1;
+	for (int i = 0; i < n && !rc; i++) {
+		struct tunables_saved saved;
 		char data[128], err[1024];
+		long min, max;
+		int r;
 
-		if (o->dev && strcmp(o->dev, js[i].dev))
+		if (!remountable(o, &js[i]))
 			continue;
-		if (js[i].from != TUNABLES_EXT4_OPTIONS || !js[i].mnt[0])
-			continue;	/* not an ext4 we can remount */
+		r = tunables_saved_restore(&claims[i], js[i].mnt, &saved, err,
+					   sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "bhscope: %s\n", err);
+			rc = 1;
+			continue;
+		}
+		if (r > 0 && reset) {
+			journal_batch_options(saved.min_us, saved.max_us, data,
+					      sizeof(data));
+			printf("%s (%s): %s (remount: as before the bhscope %s, pid %ld, that ended before it could put them back)\n",
+			       js[i].mnt, js[i].dev, data, saved.by, saved.pid);
+			done++;
+			continue;
+		}
+		if (r > 0) {
+			tunables_saved_note(&claims[i], &saved);
+			journal_tunables_read(js[i].dev, &js[i]);
+		}
+		min = min_us >= 0 ? min_us : js[i].min_batch_us;
+		max = max_us >= 0 ? max_us : js[i].max_batch_us;
 		if (journal_remount_batch(js[i].mnt, min, max, err, sizeof(err))) {
 			fprintf(stderr, "bhscope: %s\n", err);
 			rc = 1;
@@ -414,6 +468,9 @@ static int remount_batch(const struct tune_opts *o, long min_us, long max_us)
 			o->dev ? " on " : "", o->dev ? o->dev : "");
 		rc = 1;
 	}
+	for (int i = 0; i < n; i++)
+		tunables_release(&claims[i]);
+	free(claims);
 	free(js);
 	return rc;
 }
@@ -434,7 +491,7 @@ static int set_by_remount(const struct tune_opts *o, struct setting *s, int n)
 		else
 			max_us = s[i].num;
 	}
-	return remount_batch(o, min_us, max_us);
+	return remount_batch(o, min_us, max_us, false);
 }
 
 /* -d names a device: it must hold a journal in use, or nothing matches. */
@@ -477,24 +534,58 @@ static int refuse_pair(const struct setting *s, int n)
 	return -1;
 }
 
+/*
+ * With bhtune: its parameters claimed (one tuner at a time), what a killed
+ * tuner left changed put back, then reset (unless that put back was it:
+ * the values before that tuner) or set.
+ */
+static int change_bhtune(const struct tune_opts *o, struct setting *s, int n)
+{
+	bool reset = !strcmp(o->action, "reset");
+	struct tunables_claim c;
+	struct tunables_saved saved;
+	char by[32], err[512], what[128];
+	int r, ret = 1;
+
+	snprintf(by, sizeof(by), "tune %s", o->action);
+	if (tunables_claim_bhtune(&c, by, err, sizeof(err))) {
+		fprintf(stderr, "bhscope: %s\n", err);
+		return 1;
+	}
+	r = tunables_saved_restore(&c, NULL, &saved, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "bhscope: %s\n", err);
+	} else if (r > 0 && reset) {
+		tunables_saved_describe(&saved, what, sizeof(what));
+		printf("bhtune: %s put back, as before the bhscope %s (pid %ld) that ended before it could\n",
+		       what, saved.by, saved.pid);
+		ret = 0;
+	} else if (reset) {
+		int e = bhtune_param_set("reset", "1");
+
+		if (e)
+			fprintf(stderr, "bhscope: bhtune reset failed: %s\n", strerror(-e));
+		else
+			printf("bhtune: every journal back to its filesystem's batch times\n");
+		ret = e ? 1 : 0;
+	} else {
+		if (r > 0)
+			tunables_saved_note(&c, &saved);
+		ret = set_with_bhtune(s, n);
+	}
+	tunables_release(&c);
+	return ret;
+}
+
 /* reset, or set the n settings s (parsed and checked). */
 static int change(struct tune_opts *o, struct setting *s, int n)
 {
-	if (!strcmp(o->action, "reset")) {
-		if (bhtune_loaded()) {
-			int err = bhtune_param_set("reset", "1");
-
-			if (err) {
-				fprintf(stderr, "bhscope: bhtune reset failed: %s\n", strerror(-err));
-				return 1;
-			}
-			printf("bhtune: every journal back to its filesystem's batch times\n");
-			return 0;
-		}
+	if (bhtune_loaded())
+		return change_bhtune(o, s, n);
+	if (!strcmp(o->action, "reset"))
 		return remount_batch(o, JBD2_DEFAULT_MIN_BATCH_US,
-				     JBD2_DEFAULT_MAX_BATCH_US);
-	}
-	return bhtune_loaded() ? set_with_bhtune(s, n) : set_by_remount(o, s, n);
+				     JBD2_DEFAULT_MAX_BATCH_US, true);
+	return set_by_remount(o, s, n);
 }
 
 int cmd_tune(int argc, char **argv)

@@ -29,6 +29,10 @@ f=$SCRATCH/truncated.json
 head -c 200 "$good" > "$f"
 expect truncated_record "$f" "truncated JSON"
 
+f=$SCRATCH/null.json
+printf null > "$f"
+expect null_document "$f" "not a bhscope record: the top level is null, not an object"
+
 f=$SCRATCH/text.json
 printf 'FSUse%%   Count    Size   Files/sec\n' > "$f"
 expect not_json "$f" "not JSON"
@@ -107,6 +111,37 @@ if LC_ALL=C grep -q $'[\x1b\x07]\|\xc2\x9b' <<< "$out"; then
 	check_fail escapes_filtered "an escape sequence reached the output"
 elif grep -qF 'x\x1b[2J' <<< "$out"; then check_pass escapes_filtered
 else check_fail escapes_filtered "label missing: $out"; fi
+# What others read: a label with "|" and HTML stays inside its Markdown
+# cell, as text; one a spreadsheet would take for a formula is text in the
+# CSV (a leading ', quoted per RFC 4180); a bidirectional override (it
+# shows "gnp.json" reversed) reaches no output raw.
+f=$SCRATCH/md.json
+jq '.label = "a|b <img src=x onerror=alert(1)>"' "$good" > "$f"
+md=$("$BHSCOPE" compare -q --markdown "$good" "$f")
+head=$(grep -m1 '^| metric' <<< "$md")
+if [[ $head == *'| B a\|b \<img src=x onerror=alert(1)\> |'* ]] && ! grep -q '[^\]<img' <<< "$md"
+then check_pass markdown_label_escaped
+else check_fail markdown_label_escaped "$head"; fi
+f=$SCRATCH/formula.json
+jq '.label = "=HYPERLINK(\"http://x\",\"y\")"' "$good" > "$f"
+csv=$("$BHSCOPE" compare -q --csv "$good" "$f")
+if python3 -c '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+labels = {r["label"] for r in rows if r["record"] == "B"}
+sys.exit(0 if labels == {"\x27=HYPERLINK(\"http://x\",\"y\")"} else 1)' <<< "$csv" &&
+	grep -qF ',"'"'"'=HYPERLINK(""http://x"",""y"")",' <<< "$csv"
+then check_pass csv_formula_neutralised
+else check_fail csv_formula_neutralised "$(sed -n 2p <<< "$csv")"; fi
+f=$SCRATCH/bidi.json
+jq '.label = "x\u202egnp.json" | .target = {"fstype": "e\u2066xt4\u2069"}' "$good" > "$f"
+out=$("$BHSCOPE" compare "$good" "$f" 2>&1; "$BHSCOPE" compare --markdown "$good" "$f" 2>&1
+      "$BHSCOPE" compare --csv "$good" "$f" 2>&1)
+if LC_ALL=C grep -q $'\xe2\x80\xae\|\xe2\x81\xa6\|\xe2\x81\xa9' <<< "$out"; then
+	check_fail bidi_filtered "a bidirectional control reached the output"
+elif grep -qF 'x\u202egnp.json' <<< "$out"; then check_pass bidi_filtered
+else check_fail bidi_filtered "label missing: $out"; fi
+
 f=$SCRATCH/escape-bad.json
 jq '.runs[0].result = {"phases": {"\u001b[2J": {}}}' "$good" > "$f"
 expect escape_in_error_is_visible "$f" 'field runs.0.result.phases: member "\x1b[2J" is not a name'
@@ -122,6 +157,13 @@ jq '.runs[0].fs_mark = {"files_per_sec": 1e15}' "$good" > "$b"
 if "$BHSCOPE" compare -q -j "$a" "$b" | jq -e '.metrics | length > 0' > /dev/null
 then check_pass json_without_infinity
 else check_fail json_without_infinity "compare -j is not JSON"; fi
+# -j is one line; -p (pretty) the same JSON, indented
+one=$("$BHSCOPE" compare -q -j "$a" "$b")
+pretty=$("$BHSCOPE" compare -q -p "$a" "$b")
+if [[ $(wc -l <<< "$one") -eq 1 && $(wc -l <<< "$pretty") -gt 10 ]] &&
+	[[ $(jq -c . <<< "$one") == "$(jq -c . <<< "$pretty")" ]]
+then check_pass json_one_line_pretty_indented
+else check_fail json_one_line_pretty_indented "$(wc -l <<< "$one") and $(wc -l <<< "$pretty") lines"; fi
 "$BHSCOPE" compare -q --chart "$SCRATCH/c.svg" "$a" "$b" > /dev/null
 if grep -qiE 'nan|inf' "$SCRATCH/c.svg"; then check_fail chart_without_nan "$(grep -ioE '.{20}(nan|inf).{5}' "$SCRATCH/c.svg" | head -2)"
 else check_pass chart_without_nan; fi

@@ -13,6 +13,15 @@ expect_error negative_count 64 "invalid count '-2'" "$BHSCOPE" jbd2 -- 1 -2
 expect_error extra_argument 64 "unexpected argument" "$BHSCOPE" jbd2 1 1 1
 expect_error unknown_device 1 "unknown device 'nosuchdisk0'" "$BHSCOPE" jbd2 -d nosuchdisk0
 expect_error bad_device_numbers 1 "invalid device '7:x'" "$BHSCOPE" jbd2 -d 7:x
+# numbers that name no block device here; two -d (the tracers follow one)
+absent=7:1048575
+[[ ! -e /sys/dev/block/$absent ]] || skip_all "$absent exists here"
+expect_error absent_device_numbers 1 "unknown device '$absent': no block device" "$BHSCOPE" jbd2 -d "$absent"
+expect_error absent_device_numbers_lru 1 "unknown device '$absent': no block device" "$BHSCOPE" lru -d "$absent"
+expect_error absent_device_numbers_tune 1 "unknown device '$absent': no block device" "$BHSCOPE" tune -d "$absent"
+expect_error two_devices 64 "-d given twice \\('loop0', then '7:0'\\)" "$BHSCOPE" jbd2 -d loop0 -d 7:0
+expect_error two_devices_lru 64 "-d given twice" "$BHSCOPE" lru -d loop0 -d 7:0
+expect_error two_devices_tune 64 "-d given twice" "$BHSCOPE" tune -d loop0 -d 7:0
 expect_error unknown_option 64 "" "$BHSCOPE" jbd2 --no-such-option
 expect_error unknown_command 64 "unknown command 'nosuch'" "$BHSCOPE" nosuch
 expect_error not_root 1 "need root, or CAP_BPF and CAP_PERFMON" \

@@ -91,6 +91,18 @@ for sub in meta sync; do
 	same_options "bhbench_${sub}_options_match_the_man_page" "$tmp/help" "$tmp/page"
 done
 
+# The environment variables the sources read (getenv), each in the
+# ENVIRONMENT section of a page (systemd's NOTIFY_SOCKET: bhscope-serve(8)).
+grep -rhoE 'getenv\("[A-Z_]+"\)' user | sed 's/getenv("//; s/")//' | sort -u > "$tmp/help"
+for page in "$pages"/*.[0-9]; do
+	awk '/^\.SH ENVIRONMENT/ { on = 1; next } /^\.SH/ { on = 0 }
+		on && /^\\fB[A-Z_]+\\fR/ { sub(/^\\fB/, ""); sub(/\\fR.*/, ""); print }' "$page"
+done | sort -u > "$tmp/page"
+check sources_read_environment_variables test -s "$tmp/help"
+missing=$(comm -23 "$tmp/help" "$tmp/page" | tr '\n' ' ')
+if [[ -z $missing ]]; then pass environment_variables_documented
+else fail environment_variables_documented "in no ENVIRONMENT section: $missing"; fi
+
 # bhtune(4): the module's parameters, as its source declares them.
 grep -ho 'module_param[a-z_]*(\s*[a-z_]*' kmod/*.c | sed 's/.*(\s*//' | sort -u > "$tmp/help"
 awk '/^\.SH PARAMETERS/ { on = 1; next } /^\.SH/ { on = 0 }

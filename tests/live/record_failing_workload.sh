@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A workload that fails is recorded as failed ("ok": false, its exit status
-# or signal) and bhscope exits non-zero; one that cannot start says why.
+# or signal) and bhscope exits non-zero; one that cannot start says why;
+# an output that cannot be written is refused before anything runs.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 # shellcheck source=../lib/record.sh
@@ -43,11 +44,29 @@ if [[ $rc -eq 1 && $out == *'run 1/1 failed: disk \x1b[2J\x1b]0;owned\x07 full'*
 then check_pass workload_error_text_made_safe
 else check_fail workload_error_text_made_safe "exit $rc: $(cat -v <<< "$out")"; fi
 
-rc=0
-out=$("$BHSCOPE" record -o "$SCRATCH/nodir/x.json" -- true 2>&1) || rc=$?
-if [[ $rc -eq 1 && $out == "bhscope: $SCRATCH/nodir/x.json: cannot write there (No such file or directory); nothing was run" ]]
-then check_pass unwritable_output_refused_before_running
-else check_fail unwritable_output_refused_before_running "exit $rc: $out"; fi
+# An output that cannot be written is found before the workload runs
+# (it would leave a mark: ran), in one line: no directory, an empty name,
+# a name ending in '/' (a directory there or not), a file for a directory.
+# refused NAME OUT MESSAGE: record -o OUT exits 1 with MESSAGE, nothing run.
+refused() {
+	local name=$1 out rc=0
+	rm -f "$SCRATCH/ran"
+	out=$("$BHSCOPE" record -o "$2" -- touch "$SCRATCH/ran" 2>&1) || rc=$?
+	if [[ $rc -eq 1 && $out == "bhscope: $3; nothing was run" && ! -e $SCRATCH/ran ]]
+	then check_pass "$name"
+	else check_fail "$name" "exit $rc: $out$([[ -e $SCRATCH/ran ]] && echo '; the workload ran')"; fi
+}
+mkdir "$SCRATCH/adir"
+touch "$SCRATCH/afile"
+refused unwritable_output_refused_before_running "$SCRATCH/nodir/x.json" \
+	"$SCRATCH/nodir/x.json: no directory $SCRATCH/nodir to write it in (No such file or directory)"
+refused empty_output_name_refused_before_running "" "an empty file name: give one"
+refused directory_output_name_refused_before_running "$SCRATCH/adir/" \
+	"$SCRATCH/adir/ ends in '/', a directory's name: give a file name"
+refused new_directory_name_refused_before_running "$SCRATCH/newdir/" \
+	"$SCRATCH/newdir/ ends in '/', a directory's name: give a file name"
+refused file_as_directory_refused_before_running "$SCRATCH/afile/x.json" \
+	"$SCRATCH/afile/x.json: Not a directory"
 
 rc=0
 out=$("$BHSCOPE" record -- true 2>&1) || rc=$?

@@ -32,8 +32,10 @@ for d in proc sys; do
 	on_exit "! mountpoint -q '$root/$d' || umount -R '$root/$d'"
 done
 check chroot_has_no_libraries test -z "$(find "$root" -xdev -name '*.so*' -print -quit)"
-check runs_with_no_library test "$(chroot "$root" /bhscope --version)" = \
-	"$(build/bhscope --version)"
+# the same version, the libraries linked in: its features say static
+check runs_with_no_library test "$(chroot "$root" /bhscope --version | head -n 1)" = \
+	"$(build/bhscope --version | head -n 1)"
+check version_says_static bash -c "chroot '$root' /bhscope --version | grep -q '^features: .*, static'"
 
 log=$root/tmp/serve.log
 chroot "$root" /bhscope serve --listen 127.0.0.1:0 --jbd2 2> "$log" &

@@ -27,6 +27,15 @@ import json, sys
 j = json.load(open(sys.argv[1]))["journals"]
 sys.exit(0 if len(j) == 1 and (j[0]["min_batch_us"], j[0]["max_batch_us"], j[0]["from"]) == (2000, 8000, "ext4") else 1)' "$out"
 
+# -j is one line, as every other -j; -p the same JSON, indented
+check json_is_one_line test "$(wc -l < "$out")" -eq 1
+"$BHSCOPE" tune -p -d "$LOOPNAME" > "$out.pretty"
+check pretty_is_indented test "$(wc -l < "$out.pretty")" -gt 5
+check pretty_is_the_same_json python3 -c '
+import json, sys
+sys.exit(0 if json.load(open(sys.argv[1])) == json.load(open(sys.argv[2])) else 1)' "$out" "$out.pretty"
+rm -f "$out.pretty"
+
 "$BHSCOPE" tune set -d "$LOOPNAME" batch_max_us=-1 batch_min_us=500 > /dev/null
 check minus_one_leaves_the_other_value test "$(opt min_batch_time),$(opt max_batch_time)" = 500,8000
 

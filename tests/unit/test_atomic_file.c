@@ -140,9 +140,25 @@ static void missing_directory_fails_and_says_so(void **state)
 	assert_non_null(strstr(err, "nodir/x"));
 }
 
+/* Names that can never be written are refused by the check itself. */
+static void empty_and_directory_names_are_refused(void **state)
+{
+	char err[256];
+
+	(void)state;
+	assert_int_equal(atomic_file_check(dirfd_, "", err, sizeof(err)), -1);
+	assert_string_equal(err, "an empty file name: give one");
+	assert_int_equal(atomic_file_check(dirfd_, "new/", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "new/ ends in '/'"));
+	assert_int_equal(atomic_file_check(dirfd_, "nodir/x", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no directory nodir"));
+	assert_int_equal(atomic_file_check(dirfd_, "x", err, sizeof(err)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(empty_and_directory_names_are_refused),
 		cmocka_unit_test(new_name_and_regular_file_are_written),
 		cmocka_unit_test(symlink_is_refused_and_its_target_kept),
 		cmocka_unit_test(fifo_and_directory_are_refused),

@@ -100,14 +100,19 @@ static void device_numbers_and_names_resolve(void **state)
 	uint32_t kdev;
 
 	(void)state;
-	assert_int_equal(devname_parse("259:1", &kdev, err, sizeof(err)), 0);
+	/* numbers of a device of another host: for offline data (traces) */
+	assert_int_equal(devname_parse("259:1", &kdev, DEVNAME_ANY_NUMBERS, err,
+				       sizeof(err)), 0);
 	assert_int_equal(BHSCOPE_KDEV_MAJOR(kdev), 259);
 	assert_int_equal(BHSCOPE_KDEV_MINOR(kdev), 1);
-	assert_int_not_equal(devname_parse("7:x", &kdev, err, sizeof(err)), 0);
-	assert_int_not_equal(devname_parse("no-such-disk", &kdev, err, sizeof(err)), 0);
+	/* to trace, numbers name a block device here: /dev/ram-less 1:4095 not */
+	assert_int_not_equal(devname_parse("1:4095", &kdev, 0, err, sizeof(err)), 0);
+	assert_string_equal(err, "unknown device '1:4095': no block device 1:4095 here (/sys/dev/block/1:4095)");
+	assert_int_not_equal(devname_parse("7:x", &kdev, 0, err, sizeof(err)), 0);
+	assert_int_not_equal(devname_parse("no-such-disk", &kdev, 0, err, sizeof(err)), 0);
 	assert_non_null(strstr(err, "no-such-disk"));
 	/* /dev/null exists but is a character device. */
-	assert_int_not_equal(devname_parse("/dev/null", &kdev, err, sizeof(err)), 0);
+	assert_int_not_equal(devname_parse("/dev/null", &kdev, 0, err, sizeof(err)), 0);
 	assert_non_null(strstr(err, "not a block device"));
 	devname_numbers(BHSCOPE_KDEV(8, 17), name, sizeof(name));
 	assert_string_equal(name, "8:17");

@@ -287,6 +287,87 @@ static void not_installed_deep_key_splits_the_sizes(void **state)
 	lrusim_free(&sim);
 }
 
+/*
+ * The sizes split at every other lookup (issue 33 item 4's crafted trace:
+ * LRU size 1, a new key installed, then a miss not installed of one of
+ * the last 300 keys): at every size up to the largest, 256, with keys
+ * leaving it, the hits equal those of that size's LRU run alone (exact:
+ * the trace starts from an empty LRU).
+ */
+#define BIG 256
+static uint64_t big_lru[BIG + 1][BIG];
+static int big_len[BIG + 1];
+
+static void big_apply(uint64_t key, bool front, uint64_t *hits)
+{
+	for (int k = 1; k <= BIG; k++) {
+		uint64_t *l = big_lru[k];
+		int d = 0;
+
+		while (d < big_len[k] && l[d] != key)
+			d++;
+		if (d < big_len[k])
+			hits[k]++;
+		else if (!front)
+			continue;
+		else if (big_len[k] < k)
+			big_len[k]++;
+		else
+			d = k - 1;
+		memmove(l + 1, l, d * sizeof(*l));
+		l[0] = key;
+	}
+}
+
+static void split_sizes_match_each_size_alone_up_to_256(void **state)
+{
+	static uint64_t bf_hits[BIG + 1], hits[BIG], min[BIG], max[BIG];
+	uint64_t pool[300] = { 0 }, next = 1, x = 88172645463325252ULL, front = 0;
+	struct lrusim sim;
+
+	(void)state;
+	memset(big_len, 0, sizeof(big_len));
+	assert_int_equal(lrusim_init(&sim, BIG, 1, 0, true), 0);
+	feed(&sim, (struct lru_event){ .dev = DEV, .size = 4096, .slot = -1,
+				       .lru_size = 1, .outcome = LRU_SNAPSHOT });
+	for (int i = 0; i < 4000; i++) {
+		struct lru_event e = { .dev = DEV, .size = 4096, .slot = -1,
+				       .lru_size = 1 };
+		bool fresh;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		fresh = (x & 1) || next <= 300;
+		e.block = fresh ? next++ : pool[(x >> 1) % 300];
+		if (fresh)
+			pool[e.block % 300] = e.block;
+		if (e.block == front) {
+			e.outcome = LRU_HIT;
+			e.slot = 0;
+			e.flags = FF;
+		} else if (fresh) {
+			e.outcome = LRU_MISS_INSTALLED;
+			e.flags = FF;
+			front = e.block;
+		} else {
+			e.outcome = LRU_MISS_NOT_INSTALLED;
+			e.flags = LRU_EV_FOUND;
+		}
+		big_apply(e.block, e.flags & LRU_EV_FRONT, bf_hits);
+		feed(&sim, e);
+	}
+	assert_true(sim.splits > 1000);
+	lrusim_curve(lrusim_cpu(&sim, 0), BIG, hits, min, max);
+	for (int k = 1; k <= BIG; k++) {
+		assert_int_equal(min[k - 1], max[k - 1]);
+		assert_int_equal(hits[k - 1], bf_hits[k]);
+	}
+	assert_true(hits[BIG - 1] > hits[0]);
+	assert_int_equal(lrusim_disagreements(lrusim_cpu(&sim, 0)), 0);
+	lrusim_free(&sim);
+}
+
 /* An absent lookup of a key a larger LRU holds is a hit there too. */
 static void absent_deep_key_hits_the_larger_sizes(void **state)
 {
@@ -957,6 +1038,7 @@ int main(void)
 		cmocka_unit_test(kernel_not_moving_a_held_key_is_a_conflict),
 		cmocka_unit_test(absent_and_not_installed_change_nothing),
 		cmocka_unit_test(not_installed_deep_key_splits_the_sizes),
+		cmocka_unit_test(split_sizes_match_each_size_alone_up_to_256),
 		cmocka_unit_test(absent_deep_key_hits_the_larger_sizes),
 		cmocka_unit_test(reset_empties_every_size),
 		cmocka_unit_test(restart_starts_the_model_over),

@@ -110,6 +110,24 @@ static void null_document_says_why(void **state)
 	assert_string_equal(err, "not a bhscope record: the top level is null, not an object");
 }
 
+/*
+ * A whole file that ends right after a top-level literal or number (printf
+ * null: no newline) is that value, not a truncated one; a literal cut
+ * short is.
+ */
+static void value_at_the_very_end_is_whole(void **state)
+{
+	(void)state;
+	assert_int_equal(read_text("null"), -1);
+	assert_string_equal(err, "not a bhscope record: the top level is null, not an object");
+	assert_int_equal(read_text("42"), -1);
+	assert_string_equal(err, "not a bhscope record: the top level is an integer, not an object");
+	assert_int_equal(read_text("true"), -1);
+	assert_string_equal(err, "not a bhscope record: the top level is a boolean, not an object");
+	assert_int_equal(read_text("nul"), -1);
+	assert_non_null(strstr(err, "truncated JSON"));
+}
+
 static void json_without_schema_is_not_a_record(void **state)
 {
 	(void)state;
@@ -322,6 +340,7 @@ int main(void)
 		cmocka_unit_test(trailing_data_is_refused),
 		cmocka_unit_test(top_level_array_is_not_a_record),
 		cmocka_unit_test(null_document_says_why),
+		cmocka_unit_test(value_at_the_very_end_is_whole),
 		cmocka_unit_test(json_without_schema_is_not_a_record),
 		cmocka_unit_test(foreign_schema_is_named),
 		cmocka_unit_test(newer_schema_version_asks_for_an_upgrade),

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "lib/stop_signals.h"
+#include "signals_default.h"
 
 static bool blocked(int sig)
 {
@@ -153,5 +154,6 @@ int main(void)
 		cmocka_unit_test(child_dies_of_a_stop_sent_before_its_exec),
 	};
 
+	signals_default();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

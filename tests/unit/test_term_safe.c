@@ -53,6 +53,27 @@ static void c1_controls_and_del_become_visible(void **state)
 	assert_string_equal(term_safe(buf, sizeof(buf), "del\x7f"), "del\\x7f");
 }
 
+/*
+ * Bidirectional overrides and isolates would show "gnp.exe" reversed, or
+ * hide the text after them: U+202E (RLO), U+2066 (LRI), U+2069 (PDI),
+ * U+200F (RLM), a zero width joiner, the line separator, a BOM.
+ */
+static void bidi_and_invisible_characters_become_visible(void **state)
+{
+	(void)state;
+	assert_string_equal(term_safe(buf, sizeof(buf), "a\xe2\x80\xaegnp.exe"),
+			    "a\\u202egnp.exe");
+	assert_string_equal(term_safe(buf, sizeof(buf),
+				      "\xe2\x81\xa6x\xe2\x81\xa9\xe2\x80\x8f"),
+			    "\\u2066x\\u2069\\u200f");
+	assert_string_equal(term_safe(buf, sizeof(buf),
+				      "\xe2\x80\x8d\xe2\x80\xa8\xef\xbb\xbf"),
+			    "\\u200d\\u2028\\ufeff");
+	/* neighbours that are text stay: a hyphen, an ellipsis */
+	assert_string_equal(term_safe(buf, sizeof(buf), "\xe2\x80\x90\xe2\x80\xa6"),
+			    "\xe2\x80\x90\xe2\x80\xa6");
+}
+
 static void broken_utf8_becomes_visible_bytes(void **state)
 {
 	(void)state;
@@ -104,6 +125,7 @@ int main(void)
 		cmocka_unit_test(escape_sequences_become_visible),
 		cmocka_unit_test(newlines_and_tabs_cannot_forge_lines),
 		cmocka_unit_test(c1_controls_and_del_become_visible),
+		cmocka_unit_test(bidi_and_invisible_characters_become_visible),
 		cmocka_unit_test(broken_utf8_becomes_visible_bytes),
 		cmocka_unit_test(short_buffer_cuts_at_a_boundary),
 		cmocka_unit_test(error_line_is_one_safe_line),

@@ -17,6 +17,7 @@
 #include "lib/clock.h"
 #include "lib/stop_signals.h"
 #include "lib/ticker.h"
+#include "signals_default.h"
 
 static bool blocked(int sig)
 {
@@ -99,5 +100,6 @@ int main(void)
 		cmocka_unit_test(pending_stop_ends_the_wait_at_once),
 	};
 
+	signals_default();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -95,6 +95,11 @@ def main():
                   f"{p['lost']} lost, {p['writer_ns_per_record']:.0f} ns a record")
         targets += [dict(x, kernel=t.get("kernel")) for x in t["targets"]]
     if sim:
+        c = sim.get("crafted")
+        if c:
+            print(f"simulate host: crafted, sizes split: {c['notinst']['lookups_per_cpu_s'] / 1e6:.1f} M "
+                  f"lookups/s, {c['ratio']:.2f} x the same keys in one order "
+                  f"({c['installed']['lookups_per_cpu_s'] / 1e6:.1f} M/s)")
         for w in sim["workloads"].values():
             m = w["format2"]
             print(f"simulate host: {w['title']}: {m['lookups_per_cpu_s'] / 1e6:.1f} M "

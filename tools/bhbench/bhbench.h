@@ -184,5 +184,7 @@ double per_sec(uint64_t ops, uint64_t ns);
 
 int meta_main(int argc, char **argv);
 int sync_main(int argc, char **argv);
+/* Their option tables, which bash completion reads (main.c). */
+extern const struct argp meta_argp, sync_argp;
 
 #endif /* BHBENCH_H */

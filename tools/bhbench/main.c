@@ -10,14 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/argp_words.h"
+
 const char *argp_program_version = "bhbench " BHBENCH_VERSION;
 
 static const struct {
 	const char *name;
 	int (*main)(int argc, char **argv);
+	const struct argp *argp;	/* its options, for completion */
 } commands[] = {
-	{ "meta", meta_main },
-	{ "sync", sync_main },
+	{ "meta", meta_main, &meta_argp },
+	{ "sync", sync_main, &sync_argp },
 };
 
 static const char doc[] =
@@ -32,12 +35,20 @@ struct top {
 	int cmd_index;
 };
 
+static const struct argp_option top_options[] = {
+	{ NULL, 'h', NULL, 0, "Give this help list (as -?, --help)", -1 },
+	{ 0 },
+};
+
 static error_t top_parse(int key, char *arg, struct argp_state *state)
 {
 	struct top *top = state->input;
 
 	(void)arg;
 	switch (key) {
+	case 'h':
+		argp_state_help(state, state->out_stream, ARGP_HELP_STD_HELP);
+		break;
 	case ARGP_KEY_ARG:
 		/* The command: leave it and what follows to the workload. */
 		top->cmd_index = state->next - 1;
@@ -57,6 +68,7 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp top_argp = {
+	.options = top_options,
 	.parser = top_parse,
 	.args_doc = "meta|sync [OPTION...]",
 	.doc = doc,
@@ -69,6 +81,16 @@ int main(int argc, char **argv)
 	size_t i;
 
 	argp_err_exit_status = EXIT_USAGE;
+	/* Hidden, for bash completion: the commands, or a command's options. */
+	if (argc > 1 && !strcmp(argv[1], "--complete")) {
+		for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+			if (argc < 3)
+				printf("%s\n", commands[i].name);
+			else if (!strcmp(argv[2], commands[i].name))
+				argp_words_print(stdout, commands[i].argp);
+		}
+		return 0;
+	}
 	argp_parse(&top_argp, argc, argv, ARGP_IN_ORDER, NULL, &top);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[top.cmd_index], commands[i].name))

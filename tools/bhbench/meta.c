@@ -97,7 +97,7 @@ static const struct argp_child meta_children[] = {
 	{ 0 },
 };
 
-static const struct argp meta_argp = {
+const struct argp meta_argp = {
 	.options = meta_options,
 	.parser = meta_parse,
 	.doc = "Metadata workload in the spirit of mdtest: each task creates, "

@@ -35,6 +35,7 @@ static const struct argp_option common_options[] = {
 	{ "json", 'j', NULL, 0, "Print one JSON object instead of tables", 0 },
 	{ "quiet", 'q', NULL, 0, "No tables or warnings; errors still print",
 	  0 },
+	{ NULL, 'h', NULL, 0, "Give this help list (as -?, --help)", -1 },
 	{ 0 },
 };
 
@@ -131,6 +132,9 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'q':
 		c->quiet = true;
+		break;
+	case 'h':
+		argp_state_help(state, state->out_stream, ARGP_HELP_STD_HELP);
 		break;
 	case ARGP_KEY_ARG:
 		usage_error(c->cmd, "unexpected argument '%s'", arg);

@@ -89,7 +89,7 @@ static const struct argp_child sync_children[] = {
 	{ 0 },
 };
 
-static const struct argp sync_argp = {
+const struct argp sync_argp = {
 	.options = sync_options,
 	.parser = sync_parse,
 	.doc = "Synchronous writers in the spirit of fs_mark: each task "

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "analyse/compare_print.h"
@@ -73,31 +74,62 @@ static const char *text_of(struct json_object *root, const char *path,
 {
 	const char *s = record_get_string(root, path);
 
-	return s ? term_safe(buf, len, s) : absent;
+	if (s)
+		return term_safe(buf, len, s);
+	snprintf(buf, len, "%s", absent);
+	return buf;
+}
+
+/*
+ * Text from a record (already terminal-safe) inside a Markdown line or
+ * table cell: the punctuation that means something there is
+ * backslash-escaped (CommonMark), so a label cannot split a cell with
+ * "|", open HTML with "<", make a link, code or emphasis, or start an
+ * entity with "&". (It never starts a line: no heading or list marks.)
+ */
+static const char *md_text(char *buf, size_t len, const char *s)
+{
+	size_t o = 0;
+
+	for (; *s && o + 2 < len; s++) {
+		if (strchr("\\`*_[]<>|&~", *s))
+			buf[o++] = '\\';
+		buf[o++] = *s;
+	}
+	buf[o] = '\0';
+	return buf;
 }
 
 static void describe_record(FILE *out, const struct cmp_table *t, int r,
 			    bool markdown)
 {
+	static const struct {
+		const char *path, *absent;
+	} field[] = {
+		{ "host.kernel", "?" },		{ "target.fstype", "no fs" },
+		{ "target.device", "" },	{ "target.super_options", "" },
+		{ "tunables.lru_size_from", "?" }, { "tunables.batch_from", "?" },
+	};
+	enum { NF = sizeof(field) / sizeof(*field) };
 	struct json_object *root = t->recs[r].root;
-	char kernel[256], fs[64], dev[256], opts[1024], lru_from[64], batch_from[64];
+	char safe[NF][1024], md[NF + 1][2048], e[64];
+	const char *v[NF], *label = t->recs[r].label;
 	double lru = 0, min = 0, max = 0;
-	char e[64];
 
 	record_get_number(root, "tunables.lru_size", &lru, e, sizeof(e));
 	record_get_number(root, "tunables.min_batch_time_us", &min, e, sizeof(e));
 	record_get_number(root, "tunables.max_batch_time_us", &max, e, sizeof(e));
+	for (int i = 0; i < NF; i++) {
+		v[i] = text_of(root, field[i].path, field[i].absent, safe[i],
+			       sizeof(safe[i]));
+		if (markdown)
+			v[i] = md_text(md[i], sizeof(md[i]), v[i]);
+	}
+	if (markdown)
+		label = md_text(md[NF], sizeof(md[NF]), label);
 	fprintf(out, "%s%c %-12s %s, %s %s %s, lru_size %.0f (%s), batch %.0f..%.0f us (%s), %d/%d runs ok\n",
-		markdown ? "- " : "  ", 'A' + r, t->recs[r].label,
-		text_of(root, "host.kernel", "?", kernel, sizeof(kernel)),
-		text_of(root, "target.fstype", "no fs", fs, sizeof(fs)),
-		text_of(root, "target.device", "", dev, sizeof(dev)),
-		text_of(root, "target.super_options", "", opts, sizeof(opts)),
-		lru, text_of(root, "tunables.lru_size_from", "?", lru_from,
-			     sizeof(lru_from)),
-		min, max, text_of(root, "tunables.batch_from", "?", batch_from,
-				  sizeof(batch_from)),
-		t->recs[r].nr_ok, t->recs[r].nr_runs);
+		markdown ? "- " : "  ", 'A' + r, label, v[0], v[1], v[2], v[3],
+		lru, v[4], min, max, v[5], t->recs[r].nr_ok, t->recs[r].nr_runs);
 }
 
 static void print_legend(FILE *out, const struct cmp_table *t)
@@ -162,22 +194,31 @@ void compare_print_text(FILE *out, const struct cmp_table *t)
 	print_legend(out, t);
 }
 
+/*
+ * One CSV field (RFC 4180): quoted when it holds a comma, a quote or a
+ * line break (quotes doubled). A field a spreadsheet would take for a
+ * formula (starting with =, +, -, @, a tab or a carriage return) gets a
+ * leading ' and quotes (OWASP's CSV injection advice).
+ */
 static void csv_field(FILE *out, const char *text)
 {
 	char buf[1024];
 	const char *s = term_safe(buf, sizeof(buf), text);
+	bool formula = strchr("=+-@\t\r", s[0]) && s[0];
 
-	if (strpbrk(s, ",\"")) {
-		fputc('"', out);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', out);
-			fputc(*s, out);
-		}
-		fputc('"', out);
-	} else {
+	if (!formula && !strpbrk(s, ",\"\r\n")) {
 		fputs(s, out);
+		return;
 	}
+	fputc('"', out);
+	if (formula)
+		fputc('\'', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
 }
 
 static void csv_num(FILE *out, double v)
@@ -219,13 +260,14 @@ void compare_print_csv(FILE *out, const struct cmp_table *t)
 
 void compare_print_markdown(FILE *out, const struct cmp_table *t)
 {
-	char cell[CELL], name[128];
+	char cell[CELL], name[128], label[2 * sizeof(t->recs[0].label)];
 
 	for (int r = 0; r < t->nr_recs; r++)
 		describe_record(out, t, r, true);
 	fprintf(out, "\n| metric |");
 	for (int r = 0; r < t->nr_recs; r++) {
-		fprintf(out, " %c %s |", 'A' + r, t->recs[r].label);
+		fprintf(out, " %c %s |", 'A' + r,
+			md_text(label, sizeof(label), t->recs[r].label));
 		if (r)
 			fprintf(out, " %c vs A |", 'A' + r);
 	}
@@ -237,7 +279,7 @@ void compare_print_markdown(FILE *out, const struct cmp_table *t)
 		const struct cmp_row *row = &t->rows[i];
 
 		metric_name(name, sizeof(name), row);
-		fprintf(out, "| %s |", name);
+		fprintf(out, "| %s |", md_text(cell, sizeof(cell), name));
 		for (int r = 0; r < t->nr_recs; r++) {
 			format_cell(cell, sizeof(cell), &row->cells[r]);
 			fprintf(out, " %s |", cell);

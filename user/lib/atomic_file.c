@@ -26,13 +26,52 @@ static const char *file_kind(mode_t m)
 	return "not a regular file";
 }
 
-int atomic_file_check(int dirfd, const char *path, char *err, size_t errlen)
+/* A new name: its directory must be there, a directory, writable. */
+static int check_dir_of(int dirfd, const char *path, char *err, size_t errlen)
 {
+	char copy[PATH_MAX];
+	const char *dir;
 	struct stat st;
 
+	snprintf(copy, sizeof(copy), "%s", path);
+	dir = dirname(copy);
+	if (fstatat(dirfd, dir, &st, 0)) {
+		snprintf(err, errlen, "%s: no directory %s to write it in (%s)",
+			 path, dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s is not a directory", path, dir);
+		errno = ENOTDIR;
+		return -1;
+	}
+	if (faccessat(dirfd, dir, W_OK, AT_EACCESS)) {
+		snprintf(err, errlen, "%s: cannot write in %s (%s)", path, dir,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int atomic_file_check(int dirfd, const char *path, char *err, size_t errlen)
+{
+	size_t n = strlen(path);
+	struct stat st;
+
+	if (!n) {
+		snprintf(err, errlen, "an empty file name: give one");
+		errno = ENOENT;
+		return -1;
+	}
+	if (path[n - 1] == '/') {
+		snprintf(err, errlen, "%s ends in '/', a directory's name: give a file name",
+			 path);
+		errno = EISDIR;
+		return -1;
+	}
 	if (fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (errno == ENOENT)
-			return 0;
+			return check_dir_of(dirfd, path, err, errlen);
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
@@ -136,6 +175,52 @@ static int write_and_rename(int dirfd, const char *path, const void *data,
 	if (flags & ATOMIC_FILE_SYNC)
 		sync_dir_of(dirfd, path);
 	return 0;
+}
+
+int atomic_file_begin(int dirfd, const char *path, char *tmp, size_t tmplen,
+		      char *err, size_t errlen)
+{
+	int fd, e;
+
+	if (atomic_file_check(dirfd, path, err, errlen))
+		return -1;
+	fd = open_temp(dirfd, path, tmp, tmplen);
+	if (fd >= 0 && !fchmod(fd, 0644))
+		return fd;
+	e = errno;
+	if (fd >= 0) {
+		close(fd);
+		unlinkat(dirfd, tmp, 0);
+	}
+	snprintf(err, errlen, "%s: cannot create a file beside it: %s", path,
+		 strerror(e));
+	errno = e;
+	return -1;
+}
+
+int atomic_file_commit(int dirfd, const char *tmp, const char *path,
+		       char *err, size_t errlen)
+{
+	int e;
+
+	if (atomic_file_check(dirfd, path, err, errlen)) {
+		e = errno;
+		unlinkat(dirfd, tmp, 0);
+		errno = e;
+		return -1;
+	}
+	if (!renameat(dirfd, tmp, dirfd, path))
+		return 0;
+	e = errno;
+	unlinkat(dirfd, tmp, 0);
+	snprintf(err, errlen, "%s: %s", path, strerror(e));
+	errno = e;
+	return -1;
+}
+
+void atomic_file_discard(int dirfd, const char *tmp)
+{
+	unlinkat(dirfd, tmp, 0);
 }
 
 /*

@@ -58,7 +58,15 @@ static error_t cli_parse_opt(int key, char *arg, struct argp_state *state)
 		c->per_cpu = true;
 		break;
 	case 'd':
-		if (devname_parse(arg, &c->kdev, err, sizeof(err))) {
+		/* the tracers follow one device, or every one */
+		if (c->dev_arg) {
+			argp_error(state, "-d given twice ('%s', then '%s'): one device, or none for every device",
+				   c->dev_arg, arg);
+			return EINVAL;
+		}
+		if (devname_parse(arg, &c->kdev,
+				  c->dev_elsewhere ? DEVNAME_ANY_NUMBERS : 0, err,
+				  sizeof(err))) {
 			argp_failure(state, 1, 0, "%s", err);
 			return EINVAL;
 		}
@@ -100,4 +108,28 @@ static error_t cli_parse_opt(int key, char *arg, struct argp_state *state)
 const struct argp cli_common_argp = {
 	.options = cli_options,
 	.parser = cli_parse_opt,
+};
+
+static const struct argp_option help_options[] = {
+	{ NULL, 'h', NULL, 0, "Give this help list (as -?, --help)", -1 },
+	{ 0 },
+};
+
+static error_t help_parse(int key, char *arg, struct argp_state *state)
+{
+	(void)arg;
+	if (key != 'h')
+		return ARGP_ERR_UNKNOWN;
+	argp_state_help(state, state->out_stream, ARGP_HELP_STD_HELP);
+	return 0;
+}
+
+const struct argp cli_help_argp = {
+	.options = help_options,
+	.parser = help_parse,
+};
+
+const struct argp_child cli_help_children[] = {
+	{ &cli_help_argp, 0, NULL, 0 },
+	{ 0 },
 };

@@ -18,11 +18,22 @@ struct cli_common {
 	bool json;
 	const char *dev_arg;	/* as the user wrote it */
 	uint32_t kdev;		/* kernel dev_t of dev_arg, 0 = every device */
+	bool dev_elsewhere;	/* -d may name a device of another host (set
+				 * before parsing: offline data) */
 	int positional;		/* positional arguments seen so far */
 };
 
 /* argp child parsing -C -d -T -j and [interval] [count] into a cli_common. */
 extern const struct argp cli_common_argp;
+
+/*
+ * argp child giving every command -h (argp's own help is -? and --help).
+ * -V and --version come with argp_program_version_hook (main.c).
+ */
+extern const struct argp cli_help_argp;
+
+/* The children of a command that has no other: cli_help_argp alone. */
+extern const struct argp_child cli_help_children[];
 
 /* Defaults: 1 s interval, unlimited count, no filter. */
 void cli_common_init(struct cli_common *c);

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "bhscope.h"
 #include "lib/devname.h"
@@ -20,13 +21,22 @@ static int parse_numbers(const char *arg, uint32_t *kdev)
 	return 0;
 }
 
-int devname_parse(const char *arg, uint32_t *kdev, char *err, size_t errlen)
+int devname_parse(const char *arg, uint32_t *kdev, int flags, char *err,
+		  size_t errlen)
 {
 	char path[4096];
 	struct stat st;
 
-	if (!parse_numbers(arg, kdev))
-		return 0;
+	if (!parse_numbers(arg, kdev)) {
+		/* the kernel lists every block device it has there */
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u",
+			 BHSCOPE_KDEV_MAJOR(*kdev), BHSCOPE_KDEV_MINOR(*kdev));
+		if ((flags & DEVNAME_ANY_NUMBERS) || !access(path, F_OK))
+			return 0;
+		snprintf(err, errlen, "unknown device '%s': no block device %s here (%s)",
+			 arg, arg, path);
+		return -1;
+	}
 	if (strchr(arg, ':')) {
 		snprintf(err, errlen, "invalid device '%s': want a name or MAJOR:MINOR",
 			 arg);

@@ -23,6 +23,9 @@ void json_out_utc_now(char *buf, size_t len);
 /*
  * A number, or null where there is none: JSON has no NaN or Infinity, and
  * json-c would print them as such. Every double bhscope emits goes here.
+ * Printed with 6 significant digits (0.936412, 981.6, 1.2e-05), every
+ * integer digit from a million up ("12345679"), never json-c's 17
+ * ("1.0014940000000001"); integers are json_object_new_int64()'s.
  */
 struct json_object *json_out_double(double v);
 
@@ -36,5 +39,16 @@ enum json_out_style {
  * with errno set when the output could not be written.
  */
 int json_out_print(FILE *out, struct json_object *o, enum json_out_style s);
+
+/*
+ * The same, one line, with one more member, key: an array whose elements
+ * next(arg) makes one at a time (NULL: no more), each printed and dropped
+ * before the next is made, so that the memory is one element's however
+ * many there are.
+ */
+int json_out_print_array_member(FILE *out, struct json_object *o,
+				const char *key,
+				struct json_object *(*next)(void *arg),
+				void *arg);
 
 #endif /* BHSCOPE_JSON_OUT_H */

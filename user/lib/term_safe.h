@@ -2,8 +2,10 @@
 /*
  * Text from files (records, configs, traces) on the way to a terminal:
  * control characters (C0, DEL, C1) and bytes that are not UTF-8 become
- * visible escapes ("\x1b"), so a file cannot move the cursor, retitle the
- * window or forge a line of output.
+ * visible escapes ("\x1b"), and the invisible characters that reorder or
+ * hide text (bidirectional overrides and isolates, zero widths, line
+ * separators) become "\u202e", so a file cannot move the cursor, retitle
+ * the window, forge a line of output or show itself reversed.
  */
 #ifndef BHSCOPE_TERM_SAFE_H
 #define BHSCOPE_TERM_SAFE_H

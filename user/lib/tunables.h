@@ -125,6 +125,15 @@ int bhtune_param_set(const char *name, const char *value);
 /* The same with a number. */
 int bhtune_param_set_long(const char *name, long value);
 
+/*
+ * Sets bhtune's batch_min_us and batch_max_us as a pair (-1: each
+ * journal's own), the one way tune and sweep do. bhtune refuses any moment
+ * where a min would exceed a max, so from one valid pair to another the
+ * max goes first unless the new max is below the old min; a refusal puts
+ * the old pair back. Returns 0, or a negative errno (-EINVAL: refused).
+ */
+int bhtune_batch_set(long min_us, long max_us);
+
 /* "min_batch_time=MIN,max_batch_time=MAX": the options a remount sets. */
 void journal_batch_options(long min_us, long max_us, char *buf, size_t len);
 

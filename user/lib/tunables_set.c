@@ -37,6 +37,32 @@ int bhtune_param_set_long(const char *name, long value)
 	return bhtune_param_set(name, text);
 }
 
+/* Writes a, then b; if b is refused, a gets its old value back. */
+static int set_two(const char *a, long va, const char *b, long vb)
+{
+	long old;
+	int err;
+
+	if (bhtune_param_get(a, &old))
+		old = -1;
+	err = bhtune_param_set_long(a, va);
+	if (err)
+		return err;
+	err = bhtune_param_set_long(b, vb);
+	if (err)
+		bhtune_param_set_long(a, old);
+	return err;
+}
+
+int bhtune_batch_set(long min_us, long max_us)
+{
+	int err = set_two("batch_max_us", max_us, "batch_min_us", min_us);
+
+	if (err == -EINVAL)
+		err = set_two("batch_min_us", min_us, "batch_max_us", max_us);
+	return err;
+}
+
 void journal_batch_options(long min_us, long max_us, char *buf, size_t len)
 {
 	snprintf(buf, len, "min_batch_time=%ld,max_batch_time=%ld", min_us,

@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +17,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "lib/atomic_file.h"
+#include "lib/stop_signals.h"
 #include "lru/lru_trace.h"
 #include "lru/lru_trace_codec.h"
 
@@ -47,29 +51,47 @@ static int write_all(int fd, const void *buf, size_t len, off_t at)
 }
 
 /*
- * A new name or a regular file, never followed through a symlink, and a
- * FIFO or device refused before it is truncated (or blocks the open).
+ * path must be a new name or a regular file: a symlink is never followed,
+ * a FIFO or device refused (-ELOOP, -ENOTSUP).
  */
-static int open_output(const char *path)
+static int output_kind(const char *path)
 {
 	struct stat st;
-	int fd;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-		  0644);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -ENOTSUP;
-	}
-	if (ftruncate(fd, 0) || fcntl(fd, F_SETFL, 0)) {
-		int err = -errno;
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP;
+	return S_ISREG(st.st_mode) ? 0 : -ENOTSUP;
+}
 
-		close(fd);
+/*
+ * Opens the trace with its header written: into a new file beside path,
+ * renamed over it once the header is there (lib/atomic_file), so that a
+ * full disk leaves no empty trace, and the previous one whole.
+ */
+static int open_output(const char *path, const struct lru_trace_header *h)
+{
+	char tmp[PATH_MAX + 64], why[PATH_MAX + 256];
+	sigset_t mask;
+	int fd, err;
+
+	err = output_kind(path);
+	if (err)
 		return err;
+	stop_signals_block(&mask, NULL);
+	fd = atomic_file_begin(AT_FDCWD, path, tmp, sizeof(tmp), why, sizeof(why));
+	if (fd < 0) {
+		err = -errno;
+	} else if ((err = write_all(fd, h, sizeof(*h), -1))) {
+		close(fd);
+		atomic_file_discard(AT_FDCWD, tmp);
+	} else if (atomic_file_commit(AT_FDCWD, tmp, path, why, sizeof(why))) {
+		err = errno == EEXIST ? -ENOTSUP : -errno;
+		close(fd);
 	}
-	return fd;
+	stop_signals_restore(&mask);
+	return err ? err : fd;
 }
 
 /* Frees what the writer holds; the header and the counts stay. */
@@ -152,15 +174,12 @@ int lru_trace_create(struct lru_trace_writer *w, const char *path,
 	}
 	if (err)
 		goto fail;
-	w->fd = open_output(path);
+	w->fd = open_output(path, &w->h);
 	if (w->fd < 0) {
 		err = w->fd;
 		w->fd = -1;
 		goto fail;
 	}
-	err = write_all(w->fd, &w->h, sizeof(w->h), -1);
-	if (err)
-		goto fail;
 	w->bytes = sizeof(w->h);
 	return 0;
 fail:

@@ -5,9 +5,10 @@
  * keys: a byte array of slot numbers, newest first, over a key table and
  * a hash of it, so that a lookup costs a hash probe, a memchr and a
  * memmove of at most depth bytes. When a miss not installed (or absent)
- * finds its key deeper than the traced LRU, the sizes split into groups,
- * each with its own stack of keys (the slow path), until their orders
- * agree again or the LRU is emptied (lrusim_groups.c).
+ * finds its key deeper than the traced LRU, the sizes stop sharing one
+ * order: the same stack then says, per key, the smallest size that holds
+ * it, until the orders agree again or the LRU is emptied (lrusim_split.c,
+ * at the same cost).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -52,14 +53,20 @@ int lrusim_init(struct lrusim *sim, int depth, int nr_cpus, uint32_t kdev,
 
 void lrusim_free(struct lrusim *sim)
 {
-	for (int i = 0; sim->cpus && i < sim->nr_cpus; i++) {
-		if (!sim->cpus[i])
-			continue;
-		lrusim_groups_free(sim->cpus[i]);
+	for (int i = 0; sim->cpus && i < sim->nr_cpus; i++)
 		free(sim->cpus[i]);
-	}
 	free(sim->cpus);
 	sim->cpus = NULL;
+}
+
+size_t lrusim_cpu_bytes(const struct lrusim *sim)
+{
+	size_t d = sim->depth, h = (size_t)1 << hash_bits(sim);
+	struct lrusim_cpu *c;
+
+	return sizeof(*c) + d * sizeof(*c->keys) + d * sizeof(*c->stamp) +
+	       BHSCOPE_LRU_SLOTS_MAX * sizeof(*c->snap) +
+	       h * sizeof(*c->hash) + d + ((d + 15) & ~(size_t)15);
 }
 
 /* One block per CPU: the struct, then its arrays. */
@@ -71,10 +78,7 @@ static struct lrusim_cpu *cpu_get(struct lrusim *sim, uint32_t cpu)
 
 	if (c)
 		return c;
-	p = calloc(1, sizeof(*c) + d * sizeof(*c->keys) +
-		   d * sizeof(*c->stamp) +
-		   BHSCOPE_LRU_SLOTS_MAX * sizeof(*c->snap) +
-		   h * sizeof(*c->hash) + d);
+	p = calloc(1, lrusim_cpu_bytes(sim));
 	if (!p)
 		return NULL;
 	c = (struct lrusim_cpu *)p;
@@ -88,7 +92,7 @@ static struct lrusim_cpu *cpu_get(struct lrusim *sim, uint32_t cpu)
 	c->hash = (uint16_t *)p;
 	p += h * sizeof(*c->hash);
 	c->stack = (unsigned char *)p;
-	c->ngroups = 1;
+	c->mpos = c->stack + d;
 	c->learning = true;
 	sim->cpus[cpu] = c;
 	return c;
@@ -142,7 +146,7 @@ static void hash_del(const struct lrusim *sim, struct lrusim_cpu *c, int slot)
 
 void lrusim_stack_clear(const struct lrusim *sim, struct lrusim_cpu *c)
 {
-	lrusim_groups_free(c);
+	c->split = false;
 	c->len = 0;
 	memset(c->hash, 0, sizeof(*c->hash) << hash_bits(sim));
 }
@@ -195,6 +199,19 @@ int lrusim_stack_append(const struct lrusim *sim, struct lrusim_cpu *c,
 	c->stack[c->len] = c->len;
 	c->len++;
 	return 0;
+}
+
+int lrusim_stack_replace(const struct lrusim *sim, struct lrusim_cpu *c,
+			 int s, const struct lru_key *k)
+{
+	if (s >= 0)
+		hash_del(sim, c, s);
+	else
+		s = c->len;
+	c->keys[s] = *k;
+	c->stamp[s] = 0;
+	hash_add(sim, c, s);
+	return s;
 }
 
 /* ---- figures ---- */
@@ -316,6 +333,8 @@ static int lookup_one(struct lrusim *sim, struct lrusim_cpu *c,
 		s = hash_find(sim, c, l->k);
 		d = s >= 0 ? stack_depth(c, s) : -1;
 	}
+	if (c->split)
+		return lrusim_split_lookup(sim, c, l, d);
 	o = predict(d, l->S, l->flags);
 	/* learning, the model cannot tell a hit from an install at S */
 	if (d < 0 && !c->tail_known && c->len < l->S &&
@@ -357,8 +376,7 @@ static int lookup_one(struct lrusim *sim, struct lrusim_cpu *c,
 		/* sizes above d hit it and move it, the others do not */
 		if (c->nphantom)
 			c->above_lost = true;	/* where d is unsure */
-		if (lrusim_groups_split(sim, c, d))
-			return -ENOMEM;
+		lrusim_split_begin(sim, c, d);
 	} else if (d < 0 && !c->tail_known) {
 		phantom_add(c, l->k);
 	}
@@ -424,8 +442,7 @@ static int lookup(struct lrusim *sim, struct lrusim_cpu *c,
 		if (l.counted)
 			f->conflicts++;
 	} else {
-		o = c->ngroups > 1 ? lrusim_groups_lookup(sim, c, &l) :
-				     lookup_one(sim, c, &l);
+		o = lookup_one(sim, c, &l);
 		if (o < 0)
 			return o;
 		if (l.counted && l.conflict)
@@ -449,8 +466,8 @@ count:
 static bool model_lru_is(const struct lrusim_cpu *c, int S,
 			 const struct lru_key *keys, int n)
 {
-	if (c->ngroups > 1)
-		return lrusim_groups_lru_is(c, S, keys, n);
+	if (c->split)
+		return lrusim_split_lru_is(c, S, keys, n);
 	if ((c->len < S ? c->len : S) != n)
 		return false;
 	for (int j = 0; j < n; j++)
@@ -463,7 +480,7 @@ static bool model_lru_is(const struct lrusim_cpu *c, int S,
 static bool model_starts_with(const struct lrusim_cpu *c,
 			      const struct lru_key *keys, int n)
 {
-	if (c->ngroups > 1 || c->len > n)
+	if (c->split || c->len > n)
 		return false;
 	for (int j = 0; j < c->len; j++)
 		if (!key_eq(&c->keys[c->stack[j]], &keys[j]))

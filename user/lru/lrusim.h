@@ -17,8 +17,11 @@
  * not have it. So a lookup not installed, or absent, of a key deeper than
  * the kernel's LRU is a hit in the larger LRUs that hold it and moves to
  * their front, while the smaller ones stay as they were: from there the
- * sizes no longer share one recency order, and the model keeps one stack
- * per range of sizes that does (groups) until their orders agree again.
+ * sizes no longer share one recency order. The LRUs of every size still
+ * hold a key in the same order, and a larger one every key a smaller one
+ * holds: the model keeps its one stack and, beside each key, the smallest
+ * size that holds it (lrusim_split.c), at the same cost a lookup, until
+ * the orders agree again.
  *
  * Exact and bounded: sizes up to the traced one are exact. Above it the
  * model knows no more than the snapshots and the lookups since: after a
@@ -44,12 +47,14 @@
  * snapshot that contradicts the model's LRU (the model was wrong, or
  * missed a change) restarts it from the snapshot (resyncs).
  *
- * Memory: per CPU that appears, the depth's keys, never the trace's.
+ * Memory: per CPU that appears, the depth's keys and the figures of its
+ * sizes (lrusim_cpu_bytes()), never the trace's.
  */
 #ifndef BHSCOPE_LRUSIM_H
 #define BHSCOPE_LRUSIM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lru_stats.h"
@@ -134,5 +139,8 @@ void lrusim_curve(const struct lrusim_figures *f, int n, uint64_t *hits,
 		  uint64_t *min, uint64_t *max);
 
 void lrusim_free(struct lrusim *sim);
+
+/* The memory each CPU that appears in the trace takes, bytes. */
+size_t lrusim_cpu_bytes(const struct lrusim *sim);
 
 #endif /* BHSCOPE_LRUSIM_H */

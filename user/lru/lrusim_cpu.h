@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Inside the replay's model (user/lru/lrusim.c): a CPU's state, shared
- * with the slow path for sizes that split into groups (lrusim_groups.c).
+ * with the mode for sizes that no longer share one order (lrusim_split.c).
  */
 #ifndef BHSCOPE_LRUSIM_CPU_H
 #define BHSCOPE_LRUSIM_CPU_H
@@ -10,13 +10,6 @@
 #include <stdint.h>
 
 #include "lru/lrusim.h"
-
-/* Sizes (lo, hi] that share one order: their own stack, newest first. */
-struct lrusim_group {
-	int hi;
-	int len;
-	struct lru_key *keys;	/* hi of them */
-};
 
 /*
  * A key looked up, not installed or absent, that the model did not hold
@@ -44,11 +37,13 @@ struct lrusim_cpu {
 	int snap_len, snap_lru;
 	int nphantom;
 	uint64_t now;		/* moves to the front so far */
-	/* one stack (ngroups 1) */
+	/* the one stack: len keys, newest first */
 	int len;
-	int ngroups;
-	struct lrusim_group *groups;	/* ngroups > 1 */
+	bool split;		/* the sizes do not share one order: mpos */
 	unsigned char *stack;	/* depth slot numbers */
+	unsigned char *mpos;	/* split: by position, the smallest size
+				 * that holds the key, minus 1 (depth
+				 * rounded up to 16 bytes) */
 	struct lru_key *keys;	/* depth, by slot */
 	uint16_t *hash;		/* slot + 1, 0: free */
 	uint64_t *stamp;	/* depth, by slot: its last move (now) */
@@ -93,19 +88,25 @@ static inline int predict(int d, int S, unsigned int flags)
 	return LRU_MISS_ABSENT;
 }
 
-/* The one stack (lrusim.c), which the groups leave for and return to. */
+/* The one stack (lrusim.c), which the split mode shares. */
 void lrusim_stack_clear(const struct lrusim *sim, struct lrusim_cpu *c);
 int lrusim_stack_append(const struct lrusim *sim, struct lrusim_cpu *c,
 			const struct lru_key *k);
+/*
+ * k takes slot s (-1: slot len, a new one), hashed; the caller puts the
+ * slot in the stack. Returns the slot.
+ */
+int lrusim_stack_replace(const struct lrusim *sim, struct lrusim_cpu *c,
+			 int s, const struct lru_key *k);
 
-/* Groups (lrusim_groups.c). */
-void lrusim_groups_free(struct lrusim_cpu *c);
-/* The one stack splits at depth d (the key there moves in the sizes above). */
-int lrusim_groups_split(struct lrusim *sim, struct lrusim_cpu *c, int d);
-int lrusim_groups_lookup(struct lrusim *sim, struct lrusim_cpu *c,
-			 struct lrusim_lookup *l);
-/* Does the group holding size S hold exactly keys[0..n-1]? */
-bool lrusim_groups_lru_is(const struct lrusim_cpu *c, int S,
-			  const struct lru_key *keys, int n);
+/* Split mode (lrusim_split.c). */
+/* The one stack splits: its key at depth d moves in the sizes above d. */
+void lrusim_split_begin(struct lrusim *sim, struct lrusim_cpu *c, int d);
+/* A lookup whose key is at position p (-1: not held). */
+int lrusim_split_lookup(struct lrusim *sim, struct lrusim_cpu *c,
+			struct lrusim_lookup *l, int p);
+/* Does the LRU of size S hold exactly keys[0..n-1], in order? */
+bool lrusim_split_lru_is(const struct lrusim_cpu *c, int S,
+			 const struct lru_key *keys, int n);
 
 #endif /* BHSCOPE_LRUSIM_CPU_H */

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,12 +74,21 @@ static void print_disagreements(FILE *out, const struct lrusim_figures *f)
 			(unsigned long long)f->slot_differs);
 }
 
+/* A CPU's column of the text curve: its running sums, size by size. */
+struct column {
+	int cpu;
+	const struct lrusim_figures *f;
+	uint64_t classified;
+	int64_t h, uh, um;	/* the sums over sizes 1..k */
+};
+
 void lrusim_report_text(FILE *out, const struct lrusim_report *r)
 {
 	const struct lrusim *sim = r->sim;
 	const struct lru_trace_header *h = r->h;
-	struct view *all = calloc(1, sizeof(*all)), *cpus = NULL;
-	int *col = NULL, ncol = 0, S = h->lru_size;
+	struct view *all = calloc(1, sizeof(*all));
+	struct column *cols = NULL;
+	int ncol = 0, S = h->lru_size;
 	char buf[32], range[40];
 	uint64_t dis;
 
@@ -86,18 +96,21 @@ void lrusim_report_text(FILE *out, const struct lrusim_report *r)
 		return;
 	lrusim_total(sim, &all->f);
 	view_fill(all, r);
-	if (r->per_cpu) {
-		cpus = calloc(sim->nr_cpus, sizeof(*cpus));
-		col = calloc(sim->nr_cpus, sizeof(*col));
-		for (int c = 0; cpus && col && c < sim->nr_cpus; c++) {
-			const struct lrusim_figures *f = lrusim_cpu(sim, c);
+	/* only the CPUs with lookups: never as many as the header claims */
+	for (int c = 0; r->per_cpu && c < sim->nr_cpus; c++) {
+		const struct lrusim_figures *f = lrusim_cpu(sim, c);
+		struct column *grown;
 
-			if (!f || !f->lookups)
-				continue;
-			cpus[ncol].f = *f;
-			view_fill(&cpus[ncol], r);
-			col[ncol++] = c;
+		if (!f || !f->lookups)
+			continue;
+		if (!(ncol & (ncol - 1))) {
+			grown = realloc(cols, (ncol ? 2 * ncol : 1) * sizeof(*cols));
+			if (!grown)
+				break;
+			cols = grown;
 		}
+		cols[ncol++] = (struct column){ .cpu = c, .f = f,
+						.classified = lrusim_classified(f) };
 	}
 	fprintf(out, "trace %s: format %u, Linux %s, lookups from %s, LRU size %u, %u CPU%s%s\n",
 		r->file, h->version, h->kernel, h->hook, h->lru_size,
@@ -135,14 +148,21 @@ void lrusim_report_text(FILE *out, const struct lrusim_report *r)
 	fprintf(out, "what-if: hit ratio at each LRU size (* = the traced size; where the model cannot decide, the range the ratio lies in, and ~)\n");
 	fprintf(out, "%6s %9s %17s", "SIZE", "TOTAL", "RANGE");
 	for (int i = 0; i < ncol; i++) {
-		snprintf(buf, sizeof(buf), "CPU%d", col[i]);
+		snprintf(buf, sizeof(buf), "CPU%d", cols[i].cpu);
 		fprintf(out, " %10s", buf);
 	}
 	fprintf(out, "\n");
-	for (int k = r->lo; k <= r->hi; k++) {
+	for (int k = 1; k <= r->hi && k < LRUSIM_SIZES - 1; k++) {
 		const struct view *v = all;
 		char lo[16], hi[16];
 
+		for (int i = 0; i < ncol; i++) {
+			cols[i].h += cols[i].f->hit[k];
+			cols[i].uh += cols[i].f->und_hit[k];
+			cols[i].um += cols[i].f->und_miss[k];
+		}
+		if (k < r->lo)
+			continue;
 		fmt_pct(buf, sizeof(buf), ratio(v->hits[k - 1], v->classified));
 		range[0] = '\0';
 		if (v->min[k - 1] != v->max[k - 1]) {
@@ -155,10 +175,10 @@ void lrusim_report_text(FILE *out, const struct lrusim_report *r)
 		}
 		fprintf(out, "%5d%c %9s %17s", k, k == S ? '*' : ' ', buf, range);
 		for (int i = 0; i < ncol; i++) {
-			v = &cpus[i];
-			fmt_pct(buf, sizeof(buf),
-				ratio(v->hits[k - 1], v->classified));
-			if (v->min[k - 1] != v->max[k - 1])
+			const struct column *c = &cols[i];
+
+			fmt_pct(buf, sizeof(buf), ratio(c->h, c->classified));
+			if (c->uh || c->um)
 				strcat(buf, "~");
 			fprintf(out, " %10s", buf);
 		}
@@ -168,8 +188,7 @@ void lrusim_report_text(FILE *out, const struct lrusim_report *r)
 		fprintf(out, "sizes 1-%d are exact; ", S);
 	fprintf(out, "above, the model cannot know what a larger LRU held before its last snapshot of a full LRU, nor reorderings by misses of keys it did not hold (bhscope simulate --help)\n");
 	free(all);
-	free(cpus);
-	free(col);
+	free(cols);
 }
 
 static void add_u64(struct json_object *o, const char *k, uint64_t v)
@@ -179,7 +198,7 @@ static void add_u64(struct json_object *o, const char *k, uint64_t v)
 
 static struct json_object *json_ratio(uint64_t n, uint64_t d)
 {
-	return d ? json_object_new_double(ratio(n, d)) : NULL;
+	return d ? json_out_double(ratio(n, d)) : NULL;
 }
 
 static struct json_object *json_outcomes(const uint64_t *o)
@@ -255,15 +274,47 @@ static struct json_object *json_view(const struct view *v,
 	return j;
 }
 
-struct json_object *lrusim_report_json(const struct lrusim_report *r)
+/* The CPUs of -C, one JSON object at a time (json_out streams them). */
+struct cpu_iter {
+	const struct lrusim_report *r;
+	struct view *v;
+	int next;
+};
+
+static struct json_object *next_cpu(void *arg)
+{
+	struct cpu_iter *it = arg;
+	const struct lrusim *sim = it->r->sim;
+
+	for (; it->next < sim->nr_cpus; it->next++) {
+		const struct lrusim_figures *f = lrusim_cpu(sim, it->next);
+		struct json_object *o;
+
+		if (!f)
+			continue;
+		it->v->f = *f;
+		view_fill(it->v, it->r);
+		o = json_view(it->v, it->r);
+		json_object_object_add(o, "cpu", json_object_new_int(it->next++));
+		return o;
+	}
+	return NULL;
+}
+
+int lrusim_report_json_print(FILE *out, const struct lrusim_report *r)
 {
 	const struct lrusim *sim = r->sim;
 	const struct lru_trace_header *h = r->h;
-	struct json_object *j = json_out_new(LRUSIM_JSON_SCHEMA), *cpus;
+	struct json_object *j = json_out_new(LRUSIM_JSON_SCHEMA);
 	struct view *v = calloc(1, sizeof(*v));
+	struct cpu_iter it = { .r = r, .v = v };
+	int ret;
 
-	if (!v)
-		return j;
+	if (!v) {
+		json_object_put(j);
+		errno = ENOMEM;
+		return -1;
+	}
 	json_object_object_add(j, "file", json_object_new_string(r->file));
 	json_object_object_add(j, "format", json_object_new_int(h->version));
 	json_object_object_add(j, "kernel", json_object_new_string(h->kernel));
@@ -292,22 +343,9 @@ struct json_object *lrusim_report_json(const struct lrusim_report *r)
 	view_fill(v, r);
 	add_u64(j, "disagreements", lrusim_disagreements(&v->f));
 	json_object_object_add(j, "total", json_view(v, r));
-	if (r->per_cpu) {
-		cpus = json_object_new_array();
-		for (int c = 0; c < sim->nr_cpus; c++) {
-			const struct lrusim_figures *f = lrusim_cpu(sim, c);
-			struct json_object *o;
-
-			if (!f)
-				continue;
-			v->f = *f;
-			view_fill(v, r);
-			o = json_view(v, r);
-			json_object_object_add(o, "cpu", json_object_new_int(c));
-			json_object_array_add(cpus, o);
-		}
-		json_object_object_add(j, "cpus", cpus);
-	}
+	/* per CPU: streamed, one CPU's objects in memory at a time */
+	ret = r->per_cpu ? json_out_print_array_member(out, j, "cpus", next_cpu, &it) :
+			   json_out_print(out, j, JSON_OUT_LINE);
 	free(v);
-	return j;
+	return ret;
 }

@@ -27,6 +27,10 @@ struct lrusim_report {
 
 void lrusim_report_text(FILE *out, const struct lrusim_report *r);
 
-struct json_object *lrusim_report_json(const struct lrusim_report *r);
+/*
+ * The JSON report, one line; per CPU (-C), each CPU's object made and
+ * printed in turn. Returns 0, or -1 with errno set when the output failed.
+ */
+int lrusim_report_json_print(FILE *out, const struct lrusim_report *r);
 
 #endif /* BHSCOPE_LRUSIM_REPORT_H */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -19,15 +20,22 @@
 #define EXEC_MAX_OUT	(4UL << 20)
 
 /*
- * Child: runs argv, or writes errno into the close-on-exec pipe and exits.
- * Forked with the stop signals blocked (exec_run()): a stop passed on
- * before the exec ends it here, with the default action.
+ * Child: runs argv in a process group of its own (bhscope kills the group
+ * when the run ends, and its guard when bhscope dies), or writes errno
+ * into the close-on-exec pipe and exits. It dies with bhscope: SIGKILL
+ * when its parent goes (PR_SET_PDEATHSIG; a parent gone before the prctl
+ * is seen by getppid()). Forked with the stop signals blocked
+ * (exec_run()): a stop passed on before the exec ends it here, with the
+ * default action.
  */
 static void child(char *const argv[], int out_fd, int err_pipe,
-		  const sigset_t *mask)
+		  const sigset_t *mask, pid_t parent)
 {
 	int e;
 
+	setpgid(0, 0);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(127);
 	stop_signals_child_reset(mask);
 	if (dup2(out_fd, STDOUT_FILENO) < 0)
 		goto fail;
@@ -38,6 +46,73 @@ fail:
 	if (write(err_pipe, &e, sizeof(e)) < 0)
 		_exit(127);
 	_exit(127);
+}
+
+/*
+ * The workload's guard: a process in the workload's group that outlives
+ * bhscope by a moment, however bhscope ends (kill -9 included). It waits
+ * on a pipe whose write end only bhscope holds; at EOF it kills the group,
+ * itself with it: the workload's grandchildren, which PR_SET_PDEATHSIG
+ * does not reach. As a member it also keeps the group's number from being
+ * reused until then. It ignores the signals a workload may send its group,
+ * and closes every descriptor bhscope had (a tuner's lock, the output
+ * a shell waits to see closed).
+ * Returns its pid and the write end in *alive, or -1.
+ */
+static pid_t guard_start(pid_t pgid, int *alive)
+{
+	static const int deaf[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
+				    SIGUSR2, SIGPIPE, SIGALRM, SIGTSTP,
+				    SIGTTIN, SIGTTOU };
+	int p[2];
+	ssize_t n;
+	pid_t g;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	g = fork();
+	if (g == 0) {
+		for (size_t i = 0; i < sizeof(deaf) / sizeof(*deaf); i++)
+			signal(deaf[i], SIG_IGN);
+		setpgid(0, pgid);
+		if (p[0] > 0)
+			close_range(0, p[0] - 1, 0);
+		close_range(p[0] + 1, ~0U, 0);
+		do
+			n = read(p[0], &c, 1);
+		while (n > 0 || (n < 0 && errno == EINTR));
+		kill(-pgid, SIGKILL);
+		_exit(0);
+	}
+	close(p[0]);
+	if (g < 0) {
+		close(p[1]);
+		return -1;
+	}
+	setpgid(g, pgid);	/* as it does: in the group before any kill */
+	*alive = p[1];
+	return g;
+}
+
+/*
+ * The run is over: what the workload left in its group (and the guard)
+ * killed while the workload, a zombie, still holds the group's number;
+ * then the guard reaped.
+ */
+static void group_end(pid_t pgid, pid_t guard, int alive)
+{
+	siginfo_t info;
+
+	while (waitid(P_PID, pgid, &info, WEXITED | WNOWAIT) < 0 &&
+	       errno == EINTR)
+		;
+	kill(-pgid, SIGKILL);
+	if (guard < 0)
+		return;
+	close(alive);
+	while (waitpid(guard, NULL, 0) < 0 && errno == EINTR)
+		;
 }
 
 static int append(struct exec_result *r, const char *buf, size_t n)
@@ -59,15 +134,15 @@ static int append(struct exec_result *r, const char *buf, size_t n)
 }
 
 /*
- * A terminal's Ctrl-C reaches the workload too; a stop signal sent to
- * bhscope alone is passed on as SIGINT, so that it ends its run early as
- * well.
+ * The workload has a process group of its own, which a terminal's Ctrl-C
+ * does not reach: a stop signal bhscope takes is passed on to the group as
+ * SIGINT, so that it ends its run early as well.
  */
 static void pass_stop_on(pid_t pid, bool *passed)
 {
 	if (*passed || !stop_requested())
 		return;
-	kill(pid, SIGINT);
+	kill(-pid, SIGINT);
 	*passed = true;
 }
 
@@ -131,11 +206,13 @@ static void wait_end(pid_t pid, bool *passed)
 	close(pidfd);
 }
 
-static void reap(pid_t pid, bool *passed, struct exec_result *r)
+static void reap(pid_t pid, pid_t guard, int alive, bool *passed,
+		 struct exec_result *r)
 {
 	int status;
 
 	wait_end(pid, passed);
+	group_end(pid, guard, alive);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return;
@@ -149,11 +226,11 @@ static void reap(pid_t pid, bool *passed, struct exec_result *r)
 
 int exec_run(char *const argv[], bool echo, struct exec_result *r)
 {
-	int out[2], errp[2], child_errno = 0;
+	int out[2], errp[2], child_errno = 0, alive = -1;
+	pid_t pid, guard = -1, parent = getpid();
 	bool passed = false;
 	sigset_t mask;
 	double t0;
-	pid_t pid;
 	ssize_t n;
 
 	memset(r, 0, sizeof(*r));
@@ -169,7 +246,12 @@ int exec_run(char *const argv[], bool echo, struct exec_result *r)
 	if (pid == 0) {
 		close(out[0]);
 		close(errp[0]);
-		child(argv, out[1], errp[1], &mask);
+		child(argv, out[1], errp[1], &mask, parent);
+	}
+	if (pid > 0) {
+		/* as the child does: its group exists before any kill */
+		setpgid(pid, pid);
+		guard = guard_start(pid, &alive);
 	}
 	stop_signals_restore(&mask);
 	close(out[1]);
@@ -183,7 +265,7 @@ int exec_run(char *const argv[], bool echo, struct exec_result *r)
 	}
 	drain(out[0], pid, &passed, echo, r);
 	close(out[0]);
-	reap(pid, &passed, r);
+	reap(pid, guard, alive, &passed, r);
 	r->wall_s = clock_s(CLOCK_MONOTONIC) - t0;
 	do
 		n = read(errp[0], &child_errno, sizeof(child_errno));

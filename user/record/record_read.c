@@ -85,6 +85,19 @@ static struct json_object *parse(const char *buf, size_t size, char *err,
 	root = json_tokener_parse_ex(tok, buf, (int)size);
 	jerr = json_tokener_get_error(tok);
 	end = json_tokener_get_parse_end(tok);
+	if (jerr == json_tokener_continue) {
+		/*
+		 * The file is whole: a NUL says the input ends, which ends a
+		 * top-level number or literal ("null" without a newline) and
+		 * leaves only what is truly cut short unfinished.
+		 */
+		root = json_tokener_parse_ex(tok, "", 1);
+		jerr = json_tokener_get_error(tok);
+		if (jerr == json_tokener_error_parse_eof)
+			jerr = json_tokener_continue;	/* cut short */
+		else
+			end = size;
+	}
 	json_tokener_free(tok);
 	if (jerr == json_tokener_continue) {
 		why_fail(err, len, "truncated JSON: the file ends inside a value after %zu bytes",

@@ -179,21 +179,12 @@ static struct json_object *workload_json(const struct record_opts *o,
 /* Fails before the workload runs when the record could not be written. */
 static int check_output(const char *out)
 {
-	char copy[PATH_MAX], why[PATH_MAX + 128];
-	const char *dir;
+	char why[2 * PATH_MAX + 128];
 
-	if (atomic_file_check(AT_FDCWD, out, why, sizeof(why))) {
-		fprintf(stderr, "bhscope: %s; nothing was run\n", why);
-		return -1;
-	}
-	snprintf(copy, sizeof(copy), "%s", out);
-	dir = dirname(copy);
-	if (access(dir, W_OK)) {
-		fprintf(stderr, "bhscope: %s: cannot write there (%s); nothing was run\n",
-			out, strerror(errno));
-		return -1;
-	}
-	return 0;
+	if (!atomic_file_check(AT_FDCWD, out, why, sizeof(why)))
+		return 0;
+	term_safe_error("%s; nothing was run", why);
+	return -1;
 }
 
 static int find_target(const struct record_opts *o, struct record_target *t,

@@ -16,6 +16,16 @@ static int bhtune_write(const char *name, long v)
 	return err ? -1 : 0;
 }
 
+static int bhtune_batch(long min_us, long max_us)
+{
+	int err = bhtune_batch_set(min_us, max_us);
+
+	if (err)
+		fprintf(stderr, "bhscope: setting bhtune batch_min_us, batch_max_us to %ld, %ld failed: %s\n",
+			min_us, max_us, strerror(-err));
+	return err ? -1 : 0;
+}
+
 static int remount(const struct sweep_tune *st, long min_us, long max_us)
 {
 	char err[PATH_MAX + 256];
@@ -27,13 +37,37 @@ static int remount(const struct sweep_tune *st, long min_us, long max_us)
 	return -1;
 }
 
+/*
+ * Claims what the sweep changes (bhtune's parameters, or the target's
+ * journal), and puts back what a killed tuner left changed there.
+ */
+static int claim(struct sweep_tune *st, bool by_bhtune, char *err,
+		 size_t errlen)
+{
+	struct record_target *t = &st->target;
+	struct tunables_saved done;
+	int r;
+
+	if (by_bhtune ? tunables_claim_bhtune(&st->claim, "sweep", err, errlen) :
+	    tunables_claim_journal(&st->claim, t->major, t->minor, t->device,
+				   "sweep", err, errlen))
+		return -1;
+	r = tunables_saved_restore(&st->claim, t->mount_point, &done, err,
+				   errlen);
+	if (r > 0)
+		tunables_saved_note(&st->claim, &done);
+	return r < 0 ? -1 : 0;
+}
+
 int sweep_tune_prepare(struct sweep_tune *st, const char *dir, bool lru,
 		       bool batch, char *err, size_t errlen)
 {
+	struct tunables_saved saved = {};
 	struct journal_tunables j;
 	struct bhtune_params b;
 
 	memset(st, 0, sizeof(*st));
+	st->claim.fd = st->claim.dirfd = -1;
 	if (record_target_find(dir, &st->target, err, errlen))
 		return -1;
 	record_tunables_read(&st->target, &j, &b);
@@ -43,36 +77,40 @@ int sweep_tune_prepare(struct sweep_tune *st, const char *dir, bool lru,
 			 BHTUNE_PARAMS_DIR);
 		return -1;
 	}
-	st->orig_lru = b.lru_size;
-	if (!batch)
-		return 0;
 	st->batch_by_bhtune = b.batch_min_us != BHTUNE_ABSENT &&
 			      b.batch_max_us != BHTUNE_ABSENT;
-	if (st->batch_by_bhtune) {
-		st->orig_min = b.batch_min_us;
-		st->orig_max = b.batch_max_us;
-		return 0;
-	}
-	if (strcmp(st->target.fstype, "ext4")) {
+	if (batch && !st->batch_by_bhtune && strcmp(st->target.fstype, "ext4")) {
 		snprintf(err, errlen,
 			 "batch times need bhtune.ko or an ext4 target to remount, and %s is %s",
 			 st->target.mount_point, st->target.fstype);
 		return -1;
 	}
-	st->orig_min = j.min_batch_us;
-	st->orig_max = j.max_batch_us;
+	if (!lru && !batch)
+		return 0;
+	/* one claim: bhtune's batch parameters come with its lru_size */
+	if (lru && batch && !st->batch_by_bhtune) {
+		snprintf(err, errlen,
+			 "this bhtune.ko has lru_size but no batch_min_us, batch_max_us: load the bhtune.ko built with this bhscope");
+		return -1;
+	}
+	if (claim(st, lru || st->batch_by_bhtune, err, errlen))
+		return -1;
+	/* the originals: read again, after anything put back */
+	record_tunables_read(&st->target, &j, &b);
+	st->orig_lru = b.lru_size;
+	saved.lru = lru;
+	saved.lru_size = b.lru_size;
+	if (batch) {
+		saved.batch = true;
+		st->orig_min = st->batch_by_bhtune ? b.batch_min_us : j.min_batch_us;
+		st->orig_max = st->batch_by_bhtune ? b.batch_max_us : j.max_batch_us;
+		saved.min_us = st->orig_min;
+		saved.max_us = st->orig_max;
+	}
+	if (tunables_saved_write(&st->claim, &saved, "sweep", err, errlen))
+		return -1;
+	st->saved = true;
 	return 0;
-}
-
-/*
- * bhtune refuses min > max whenever both are set: clear min first (-1 is
- * always accepted), then set max, then min.
- */
-static int bhtune_batch(long min_us, long max_us)
-{
-	return bhtune_write("batch_min_us", -1) ?:
-	       bhtune_write("batch_max_us", max_us) ?:
-	       bhtune_write("batch_min_us", min_us);
 }
 
 static int apply_batch(struct sweep_tune *st, long min_us, long max_us)
@@ -93,7 +131,8 @@ static int apply_batch(struct sweep_tune *st, long min_us, long max_us)
 		st->batch_set = true;
 		return 0;
 	}
-	st->batch_set = true;	/* one of its writes may pass before one fails */
+	/* a refusal puts the old pair back; restored at the end all the same */
+	st->batch_set = true;
 	return bhtune_batch(min, max);	/* bhtune.ko refuses min > max itself */
 }
 
@@ -123,5 +162,11 @@ int sweep_tune_restore(struct sweep_tune *st)
 		if (!ret)
 			st->batch_set = false;
 	}
-	return ret || st->lru_set ? -1 : 0;
+	if (ret || st->lru_set)
+		return -1;
+	/* all as found: nothing for a later tuner to put back */
+	if (st->saved)
+		tunables_saved_drop(&st->claim);
+	st->saved = false;
+	return 0;
 }
