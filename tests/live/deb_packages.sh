@@ -85,7 +85,7 @@ on_exit "dpkg --purge bhscope > /dev/null 2>&1"
 rc=0
 dpkg -i "$deb_bhscope" > /dev/null || rc=$?
 check dpkg_installs_bhscope test "$rc" -eq 0
-check installed_version test "$(/usr/sbin/bhscope --version)" = "bhscope $version"
+check installed_version test "$(/usr/sbin/bhscope --version | head -n 1)" = "bhscope $version"
 check man_finds_bhscope_lru test "$(man -w bhscope-lru)" = /usr/share/man/man8/bhscope-lru.8.gz
 check man_finds_bhtune_only_with_dkms bash -c '! man -w 4 bhtune 2> /dev/null'
 check installed_unit_verifies systemd-analyze verify /lib/systemd/system/bhscope.service
