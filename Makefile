@@ -6,9 +6,9 @@
 #   make demo       RAM-backed ext4, a workload, live tracing, the report
 #   make check      every test this machine can run (unit, live, VM bench)
 #   make bench      overhead vs bpftrace and untraced runs, jbd2 here, LRU in
-#                   a VM guest (~30 min; BENCH_SMOKE=1: a few; tools/bench/)
+#                   a VM guest (~30 min; BENCH_SMOKE=1: a few; bench/)
 #   make fuzz       run each libFuzzer target for FUZZ_S seconds (default 60;
-#                   tests/fuzz/, tools/fuzz/run.sh)
+#                   tests/fuzz/, tests/fuzz/run.sh)
 #   make deps       install the Debian packages the above need
 #   make install    PREFIX=/usr DESTDIR=...: binaries, man pages, completion,
 #                   the systemd unit, dashboards
@@ -69,7 +69,7 @@ KERNEL_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard user/jbd2/jbd2_load.c \
 		   user/serve/serve_render.c user/serve/serve_sources.c))
 CORE_OBJS	:= $(filter-out $(KERNEL_OBJS),$(LIB_OBJS))
 CORE_LIB	:= $(OUTPUT)/libbhscope-core.a
-BENCH_SRCS	:= $(wildcard tools/bhbench/*.c)
+BENCH_SRCS	:= $(wildcard bhbench/*.c)
 BENCH_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(BENCH_SRCS))
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
@@ -124,7 +124,7 @@ $(OUTPUT)/bhscope: $(CMD_OBJS) $(KERNEL_OBJS) $(CORE_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/tools/bhbench/%.o: tools/bhbench/%.c
+$(OUTPUT)/bhbench/%.o: bhbench/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -134,26 +134,26 @@ $(OUTPUT)/bhbench: $(BENCH_OBJS) $(OUTPUT)/user/lib/argp_words.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -ljson-c -lpthread -lm -o $@
 
-# Trace files for the bench and the tests (tools/lrutrace/lrutrace.c).
-$(OUTPUT)/lrutrace: tools/lrutrace/lrutrace.c $(CORE_LIB)
+# Trace files for the bench and the tests (tests/lrutrace/lrutrace.c).
+$(OUTPUT)/lrutrace: tests/lrutrace/lrutrace.c $(CORE_LIB)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(CORE_LIB) -ljson-c -lzstd -lm -o $@
 
-# Empty programs at a hook, for make bench's floors (tools/bench/floor.c).
-$(OUTPUT)/bench-floor.bpf.o: tools/bench/floor.bpf.c $(VMLINUX_H)
+# Empty programs at a hook, for make bench's floors (bench/floor.c).
+$(OUTPUT)/bench-floor.bpf.o: bench/floor.bpf.c $(VMLINUX_H)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $@.d -c $< -o $@
 
-$(OUTPUT)/bench-floor: tools/bench/floor.c $(OUTPUT)/bench-floor.skel.h $(CORE_LIB)
+$(OUTPUT)/bench-floor: bench/floor.c $(OUTPUT)/bench-floor.skel.h $(CORE_LIB)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(CORE_LIB) $(LDLIBS_BPF) -o $@
 
-# The --trace writer at a set lookup rate (tools/lrutrace/pump.c).
-$(OUTPUT)/lrutrace-pump.bpf.o: tools/lrutrace/pump.bpf.c $(VMLINUX_H)
+# The --trace writer at a set lookup rate (tests/lrutrace/pump.c).
+$(OUTPUT)/lrutrace-pump.bpf.o: tests/lrutrace/pump.bpf.c $(VMLINUX_H)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $@.d -c $< -o $@
 
-$(OUTPUT)/lrutrace-pump: tools/lrutrace/pump.c $(OUTPUT)/lrutrace-pump.skel.h \
+$(OUTPUT)/lrutrace-pump: tests/lrutrace/pump.c $(OUTPUT)/lrutrace-pump.skel.h \
 		$(OUTPUT)/user/lru/lru_recorder.o $(CORE_LIB)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(OUTPUT)/user/lru/lru_recorder.o \
@@ -217,16 +217,16 @@ fuzz-build: $(FUZZ_BINS) $(FUZZ_UNIT_BINS)
 # Each target for FUZZ_S seconds; a crash is kept in tests/fuzz/TARGET/.
 fuzz: deps
 	$(Q)$(MAKE) --no-print-directory fuzz-build
-	$(Q)tools/fuzz/run.sh $(FUZZ_S)
+	$(Q)tests/fuzz/run.sh $(FUZZ_S)
 
 # vmlinux.h for CO-RE, from a named BTF file (default: the running kernel).
 vmlinux:
 	$(call msg,GEN,$(VMLINUX_H))
-	$(Q)tools/gen-vmlinux-h.sh $(VMLINUX_BTF) > $(VMLINUX_H).tmp
+	$(Q)scripts/gen-vmlinux-h.sh $(VMLINUX_BTF) > $(VMLINUX_H).tmp
 	$(Q)mv $(VMLINUX_H).tmp $(VMLINUX_H)
 
 deps:
-	$(Q)tools/deps.sh tools/deps.txt
+	$(Q)scripts/deps.sh scripts/deps.txt
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all unit fuzz-build
@@ -234,12 +234,12 @@ check: deps
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)tools/demo.sh
+	$(Q)scripts/demo.sh
 
 # Overhead, side by side with bpftrace and untraced runs (noisy: not in check).
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)tools/bench/run.sh
+	$(Q)bench/run.sh
 
 install: all man
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
@@ -250,13 +250,13 @@ install: all man
 	$(Q)for c in bhscope bhbench; do install -D -m 0644 completion/bhscope \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$c || exit 1; done
 	$(Q)install -d $(DESTDIR)$(PREFIX)/libexec/bhscope
-	$(Q)sed 's|/usr/sbin/|$(PREFIX)/sbin/|' tools/systemd/bhscope-tracefs \
+	$(Q)sed 's|/usr/sbin/|$(PREFIX)/sbin/|' systemd/bhscope-tracefs \
 		> $(DESTDIR)$(PREFIX)/libexec/bhscope/bhscope-tracefs
 	$(Q)chmod 0755 $(DESTDIR)$(PREFIX)/libexec/bhscope/bhscope-tracefs
 	$(Q)install -d $(DESTDIR)$(UNITDIR)
 	$(Q)sed 's|/usr/sbin/|$(PREFIX)/sbin/|; s|/usr/libexec/|$(PREFIX)/libexec/|' \
-		tools/systemd/bhscope.service > $(DESTDIR)$(UNITDIR)/bhscope.service
-	$(Q)install -D -m 0644 tools/systemd/bhscope.default $(DESTDIR)$(SYSCONFDIR)/default/bhscope
+		systemd/bhscope.service > $(DESTDIR)$(UNITDIR)/bhscope.service
+	$(Q)install -D -m 0644 systemd/bhscope.default $(DESTDIR)$(SYSCONFDIR)/default/bhscope
 	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/bhscope/grafana contrib/grafana/*.json
 	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/bhscope/prometheus \
 		contrib/prometheus/*.rules.yml contrib/prometheus/*.rules.test.yml
@@ -264,13 +264,13 @@ install: all man
 
 # One bhscope with libbpf, libelf, zlib, zstd, json-c and libmicrohttpd
 # linked in, for hosts of other distributions. libmicrohttpd comes from
-# Debian's source without HTTPS (tools/microhttpd-static.sh says why). glibc
+# Debian's source without HTTPS (scripts/microhttpd-static.sh says why). glibc
 # is static too: --listen takes numeric addresses there (no NSS).
 STATIC_MHD	:= $(OUTPUT)/static/microhttpd
 
 $(STATIC_MHD)/lib/libmicrohttpd.a:
 	$(call msg,BUILD,$@)
-	$(Q)tools/microhttpd-static.sh $(STATIC_MHD)
+	$(Q)scripts/microhttpd-static.sh $(STATIC_MHD)
 
 $(OUTPUT)/static/bhscope: $(CMD_OBJS) $(KERNEL_OBJS) $(CORE_LIB) $(STATIC_MHD)/lib/libmicrohttpd.a
 	$(call msg,LINK,$@)
@@ -295,6 +295,6 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
 
--include tools/vm/vm.mk
+-include tests/vm/harness/vm.mk
 
 -include $(shell find $(OUTPUT) -path $(OUTPUT)/deb -prune -o -name '*.d' -type f -print 2>/dev/null)

@@ -10,7 +10,7 @@
 #                NN-behaviour.sh
 #   tests/lib    the helpers of all three, not tests: common.sh (result
 #                lines, cleanups), loopfs.sh (ext4 on a loop device, also
-#                for tools/), bhbench/record/serve.sh, guest*.sh
+#                for scripts/demo.sh), bhbench/record/serve.sh, guest*.sh
 # TESTS=glob limits the live tests; BHSCOPE_SKIP_VM=1 skips the VM bench
 # and the guests the live-after-vm tests would boot.
 # Order: unit tests, then the VM bench in the background with the live
@@ -90,7 +90,7 @@ run_vm() {
 }
 
 t_start=$(now)
-vm_build=${VM_BUILD:-build/vm} # the bench's tree (tools/vm/lib.sh)
+vm_build=${VM_BUILD:-build/vm} # the bench's tree (tests/vm/harness/lib.sh)
 rm -f "$vm_build/times"
 t0=$(now); run_unit 2>&1 | record; took "$t0" "(all unit tests)"
 # The guests run while the live tests do: alone, the live tests keep a

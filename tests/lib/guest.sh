@@ -2,7 +2,7 @@
 # Helpers for guest tests (tests/vm/*.sh). Source it with
 #   . "$REPO/tests/lib/guest.sh"
 # Tests run as root inside the guest, one at a time, each in its own scratch
-# directory on a RAM-backed root; see tools/vm/README.md.
+# directory on a RAM-backed root; see tests/vm/harness/README.md.
 
 skip() { # skip REASON: the runner shows REASON on the SKIP line
 	echo "$*"

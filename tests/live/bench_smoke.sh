@@ -10,7 +10,7 @@ command -v bpftrace > /dev/null || skip_all "bpftrace is not installed"
 out=$(mktemp)
 json=$(mktemp)
 on_exit "rm -f '$out' '$json'"
-python3 tools/bench/bench_jbd2.py --smoke --out "$json" > "$out" 2>&1 || { cat "$out"; fail run "bench_jbd2.py failed"; }
+python3 bench/bench_jbd2.py --smoke --out "$json" > "$out" 2>&1 || { cat "$out"; fail run "bench_jbd2.py failed"; }
 cat "$out"
 check prints_ratio_table grep -qE '^ +bhscope jbd2 +[0-9.]+ +[0-9.]+\.\.[0-9.]+ +[0-9.]+ ' "$out"
 check prints_ns_ratio grep -qE '^bhscope jbd2 / bpftrace ns per event: [0-9.]+$' "$out"

@@ -147,7 +147,7 @@ done
 # the parameters its modprobe.d example sets: bhtune.ko's own, checked below
 example_params=$(zcat -f "$dkms_readme" | sed -n 's/^ *options bhtune //p' | tr ' ' '\n' | cut -d= -f1 || true)
 for series in 6.1 6.12; do
-	if ! env=$(tools/vm/kernel-fetch.sh "$series" 2> /dev/null); then
+	if ! env=$(tests/vm/harness/kernel-fetch.sh "$series" 2> /dev/null); then
 		echo "SKIP: $TEST_NAME/dkms_builds_for_$series: no Debian $series kernel in the cache or the archive"
 		continue
 	fi
@@ -190,7 +190,7 @@ else
 		> "$ko_dir/vm.log" 2>&1 || rc=$?
 	sed 's/^/  vm: /' "$ko_dir/vm.log" | grep -E 'PASS|FAIL|SKIP' || true
 	for series in $vm_kernels; do
-		kver=$(sed -n 's/^KVER=//p' <<< "$(tools/vm/kernel-fetch.sh "$series" 2> /dev/null)")
+		kver=$(sed -n 's/^KVER=//p' <<< "$(tests/vm/harness/kernel-fetch.sh "$series" 2> /dev/null)")
 		check "guest_${series}_ran_the_dkms_modules" \
 			cmp -s "${VM_BUILD:-build/vm}/$series/bhtune/bhtune.ko" "$ko_dir/$kver/bhtune.ko"
 		check "guest_${series}_loads_the_dkms_modules" \

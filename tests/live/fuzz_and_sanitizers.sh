@@ -29,5 +29,5 @@ while read -r line; do
 	echo "$line"
 	if [[ $line == *"nothing found"* ]]; then pass "fuzz/$target"
 	elif [[ $line == "fuzz: "* ]]; then fail "fuzz/$target" "${line#fuzz: }"; fi
-done < <(tools/fuzz/run.sh --check "${FUZZ_CHECK_S:-8}" || true)
+done < <(tests/fuzz/run.sh --check "${FUZZ_CHECK_S:-8}" || true)
 finish

@@ -21,8 +21,8 @@ command -v setpriv > /dev/null || skip_all "setpriv is not installed (util-linux
 grep -q '^tracefs /sys/kernel/tracing ' /proc/mounts ||
 	skip_all "tracefs is not mounted at /sys/kernel/tracing"
 
-unit=tools/systemd/bhscope.service
-helper=tools/systemd/bhscope-tracefs
+unit=systemd/bhscope.service
+helper=systemd/bhscope-tracefs
 key() { awk -F= -v k="$1" '$1 == k { sub(/^[^=]*=/, ""); print }' "$unit"; }
 caps=$(key AmbientCapabilities)
 group=$(key Group)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The VM bench's guest order (tools/vm/guest-order.awk) on wall times whose
+# The VM bench's guest order (tests/vm/harness/guest-order.awk) on wall times whose
 # best order is worked out by hand: with two slots, where each slot takes
 # the next guest as it frees up, the order ends as soon as the best split
 # of the guests allows; ties and a single slot stay longest first.
@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 order() {
 	local jobs=$1
 	shift
-	printf '%s\n' "$@" | awk -v jobs="$jobs" -f tools/vm/guest-order.awk | paste -sd' '
+	printf '%s\n' "$@" | awk -v jobs="$jobs" -f tests/vm/harness/guest-order.awk | paste -sd' '
 }
 
 # Longest first runs 6.12 (1000) + 6.12+full (470) + 6.1+full (360) = 1830

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The VM guests' kernel-log check (tools/vm/kernel-log-check.awk) on
+# The VM guests' kernel-log check (tests/vm/harness/kernel-log-check.awk) on
 # kernel logs written out here: it fails a run on every kind of kernel
 # report, shows each whole, names the test it came during, and lets pass
 # only the scheduler's own affine_move_task warning from migrate_enable.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib/common.sh
-scan() { awk -f tools/vm/kernel-log-check.awk; }
+scan() { awk -f tests/vm/harness/kernel-log-check.awk; }
 
 sched_warning() { # FUNCTION CALLER: a WARN report as the 6.1 kernel logs it
 	cat <<LOG

@@ -9,7 +9,7 @@ set -euo pipefail
 echo "uname -r: $(uname -r), CPUs online: $(nproc), asked for: $VM_CPUS"
 [[ $(uname -r) == "$KVER" ]] || fail "running $(uname -r), expected $KVER"
 [[ $(nproc) == "$VM_CPUS" ]] || fail "$(nproc) CPUs online, expected $VM_CPUS"
-# the stall detectors scaled for TCG (tools/vm/lib.sh)
+# the stall detectors scaled for TCG (tests/vm/harness/lib.sh)
 [[ $(cat /proc/sys/kernel/watchdog_thresh) == 60 ]] ||
 	fail "watchdog_thresh is $(cat /proc/sys/kernel/watchdog_thresh), not the 60 the bench boots with"
 [[ $(cat /sys/module/rcupdate/parameters/rcu_cpu_stall_timeout) == 300 ]] ||

@@ -3,7 +3,7 @@
 # guest has no systemd, so bhscope serve runs as the unit makes it run: an
 # unprivileged user holding exactly the unit's AmbientCapabilities, with
 # tracefs root's alone (mode 0700), and the unit's tracefs step
-# (tools/systemd/bhscope-tracefs) runs as root around it.
+# (systemd/bhscope-tracefs) runs as root around it.
 #  1. The kernel's own LRU: `bhscope serve --probes` says tracefs is not
 #     needed, the tracefs step leaves it as it is, and the service user
 #     attaches jbd2 (BTF tracepoints), the LRU's lookup hooks (fentry or
@@ -26,8 +26,8 @@ lru_need_tools
 command -v setpriv >/dev/null || skip "setpriv is not installed on the host (util-linux)"
 group=nogroup
 gid=$(getent group $group | cut -d: -f3) || skip "no group $group on the host"
-unit=$REPO/tools/systemd/bhscope.service
-helper=$REPO/tools/systemd/bhscope-tracefs
+unit=$REPO/systemd/bhscope.service
+helper=$REPO/systemd/bhscope-tracefs
 tracing=/sys/kernel/tracing
 export BHSCOPE=$LRU_BHSCOPE BHSCOPE_TRACEFS_GROUP=$group BHSCOPE_SERVE_ARGS=
 export BHSCOPE_TRACEFS_RECORD=$PWD/tracefs.orig

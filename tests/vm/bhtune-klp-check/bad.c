@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What kmod/klp-check.sh must refuse, built by tests/vm/bhtune.prep with
+ * What scripts/klp-check.sh must refuse, built by tests/vm/bhtune.prep with
  * the host's gcc -O2: funcs[] "registers" a function that tail-jumps to a
  * shared body, one with a .cold part, one that may fall off its end, and
  * one that is fine.

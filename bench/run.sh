@@ -5,11 +5,11 @@
 #
 #   1. bhscope jbd2 vs bpftrace vs untraced, on this machine (bench_jbd2.py)
 #   2. bhscope lru (+ --whatif 64) vs bpftrace vs untraced, in a VM bench
-#      guest (tools/bench/vm/, bench_lru.py), when QEMU is installed
+#      guest (bench/vm/, bench_lru.py), when QEMU is installed
 #   3. the bhscope serve soak (serve-soak.sh, 10 min)
 #   4. trace: bhscope lru --trace's bytes a lookup on the LRU workloads and
 #      its writer at 1,000,000 lookups/s, in a VM bench guest (1 vCPU;
-#      tools/bench/vm-trace/, bench_trace.py); keeps the traces in
+#      bench/vm-trace/, bench_trace.py); keeps the traces in
 #      $BHSCOPE_CACHE/traces/ for part 5
 #   5. simulate: bhscope simulate's lookups/s on this machine, from those
 #      traces (bench_simulate.py; boots no guest once they are cached)
@@ -22,7 +22,7 @@
 # BENCH_ICOUNT        the LRU guest's -icount shift (default 0: its clock
 #                     counts instructions); empty: the host's wall clock
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 
 parts=" ${BENCH_PARTS:-jbd2 lru soak trace simulate} "
 for p in $parts; do
@@ -46,7 +46,7 @@ rc=0
 
 echo "== bench 1/5: jbd2, on this machine"
 if want jbd2; then
-	python3 tools/bench/bench_jbd2.py "${smoke[@]}" || rc=1
+	python3 bench/bench_jbd2.py "${smoke[@]}" || rc=1
 else
 	echo "skipped (BENCH_PARTS)"
 fi
@@ -59,23 +59,23 @@ elif command -v qemu-system-x86_64 >/dev/null; then
 	kernels=${BENCH_VM_KERNELS:-6.1}
 	timeout=5400
 	[[ ${BENCH_SMOKE:-0} == 1 ]] && timeout=900
-	# One vCPU: with single-threaded TCG (tools/vm/README.md) two vCPUs
+	# One vCPU: with single-threaded TCG (tests/vm/harness/README.md) two vCPUs
 	# take turns on one host thread, and a BPF program run that spans a
 	# turn counts the other vCPU's time too (run_time_ns doubled, noisy).
 	# The guest clock counts instructions (VM_ICOUNT=0: 1 ns each), so the
 	# host's load does not enter the figures; BENCH_ICOUNT= for wall time.
 	# The guest's notes show progress, so silence means a hung guest.
-	VM_SUITE=tools/bench/vm VM_KERNELS=$kernels VM_TESTS='' \
+	VM_SUITE=bench/vm VM_KERNELS=$kernels VM_TESTS='' \
 		VM_VARIANTS=default VM_JOBS=1 \
 		VM_ICOUNT=${BENCH_ICOUNT-0} \
 		VM_CPUS=1 VM_SMP_LIST="" VM_TEST_TIMEOUT=$timeout \
 		VM_IDLE_TIMEOUT=600 VM_TIMEOUT=$((timeout + 300)) \
-		tools/vm/vmcheck.sh || rc=1
+		tests/vm/harness/vmcheck.sh || rc=1
 	for s in $kernels; do
 		f=${VM_BUILD:-build/vm}/$s/export/lru/lru-$s.json
 		if [[ -f $f ]]; then
 			cp "$f" "$out/lru-$s.json"
-			python3 tools/bench/bench_lru.py --report "$out/lru-$s.json"
+			python3 bench/bench_lru.py --report "$out/lru-$s.json"
 			echo "results: $out/lru-$s.json"
 		else
 			echo "bench: no LRU results from the $s guest (see above)" >&2
@@ -90,7 +90,7 @@ echo
 echo "== bench 3/5: bhscope serve soak"
 soak=0
 if want soak; then
-	tools/bench/serve-soak.sh || soak=$?
+	bench/serve-soak.sh || soak=$?
 else
 	echo "skipped (BENCH_PARTS)"
 fi
@@ -109,12 +109,12 @@ if want trace || { want simulate && [[ ! -f $cached ]]; }; then
 		# One vCPU whose clock counts instructions, as in part 2 (with
 		# two, such a guest did not boot within 10 minutes): the writer
 		# thread shares it with the lookups, the harder case.
-		VM_SUITE=tools/bench/vm-trace VM_KERNELS=$trace_series VM_TESTS='' \
+		VM_SUITE=bench/vm-trace VM_KERNELS=$trace_series VM_TESTS='' \
 			VM_VARIANTS=default \
 			VM_ICOUNT=${BENCH_ICOUNT-0} VM_CPUS=1 VM_SMP_LIST="" \
 			VM_TEST_TIMEOUT=$timeout VM_IDLE_TIMEOUT=600 \
-			VM_TIMEOUT=$((timeout + 300)) tools/vm/vmcheck.sh || rc=1
-		python3 tools/bench/bench_trace.py --series "$trace_series" \
+			VM_TIMEOUT=$((timeout + 300)) tests/vm/harness/vmcheck.sh || rc=1
+		python3 bench/bench_trace.py --series "$trace_series" \
 			--collect "${VM_BUILD:-build/vm}/$trace_series/export/record" || rc=1
 	else
 		echo "bench: qemu-system-x86_64 is not installed (make deps): no traces recorded"
@@ -127,13 +127,13 @@ echo
 echo "== bench 5/5: simulate, on this machine"
 if want simulate; then
 	sim=0
-	python3 tools/bench/bench_simulate.py --series "$trace_series" "${smoke[@]}" || sim=$?
+	python3 bench/bench_simulate.py --series "$trace_series" "${smoke[@]}" || sim=$?
 	((sim == 0 || sim == 77)) || rc=1
 else
 	echo "skipped (BENCH_PARTS)"
 fi
 
 echo
-python3 tools/bench/summary.py "$out"
+python3 bench/summary.py "$out"
 echo "bench: $((SECONDS - t0)) s wall"
 exit $rc

@@ -8,7 +8,7 @@
 #            jbd2 built in, no 9p: the VM bench shares the root over virtiofs)
 #
 # stdout: KEY=value lines (ABI, PKGVER, KVER, VMLINUZ, MODDIR, KDIR, SYSTEMMAP),
-# safe for `eval "$(tools/vm/kernel-fetch.sh 6.1)"`. Progress goes to stderr.
+# safe for `eval "$(tests/vm/harness/kernel-fetch.sh 6.1)"`. Progress goes to stderr.
 #
 # The ABI (6.1.0-57, 6.12.117+deb12, ...) is resolved from the local package
 # index every time, never hard-coded, so a Debian update moves us to the new

@@ -1,7 +1,7 @@
 #!/bin/bash
 # make bench, in the guest: bhscope lru, bhscope lru --whatif 64 and the
 # bpftrace equivalent against an untraced run, on ext4 on a brd ramdisk
-# (tools/bench/bench_lru.py). Progress goes to the host as notes; the JSON
+# (bench/bench_lru.py). Progress goes to the host as notes; the JSON
 # results go back through $VM_EXPORT.
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
@@ -26,5 +26,5 @@ mnt=/mnt/bench
 ramdisk_ext4 "$mnt" 512 -N 100000 -E lazy_itable_init=0,lazy_journal_init=0
 trap 'exit 143' TERM INT
 
-python3 "$REPO/tools/bench/bench_lru.py" --mnt "$mnt" "${args[@]}" \
+python3 "$REPO/bench/bench_lru.py" --mnt "$mnt" "${args[@]}" \
 	--out "$VM_EXPORT/lru-$SERIES.json"

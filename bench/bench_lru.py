@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """make bench, VM half: bhscope lru against bpftrace and an untraced run.
 
-Runs inside a VM bench guest (tools/bench/vm/lru.sh mounts ext4 on a brd
+Runs inside a VM bench guest (bench/vm/lru.sh mounts ext4 on a brd
 ramdisk and calls it), since the lookup probes need fentry. Two bhbench meta
 workloads, each an interleaved series of its own: create-heavy (the create
 phase) and stat-heavy (the stat phase, cold: --drop-caches, so every stat
 reads its inode through the buffer cache). Modes: untraced, `bhscope lru`
-and `bhscope lru --whatif 64` at a 1 s interval, tools/bench/lru.bt, an
+and `bhscope lru --whatif 64` at a 1 s interval, bench/lru.bt, an
 fexit program that does nothing on the same lookup (the floor), one that
 only counts whether the bh returned is at the LRU's front (the least a
 classifying exit probe does), an empty one on
@@ -31,7 +31,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import abbench  # noqa: E402
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 # key (the timed phase): title, bhbench meta options, files per task. The
 # cold stat phase runs about 5x faster than create under TCG, so it gets
 # more files (its untimed create and remove run traced too, and dominate
@@ -123,7 +123,7 @@ def main():
     bhbench = os.path.join(ROOT, "build/bhbench")
     floor = os.path.join(ROOT, "build/bench-floor")
     func = lookup_func()
-    with open(os.path.join(ROOT, "tools/bench/lru.bt")) as f:
+    with open(os.path.join(ROOT, "bench/lru.bt")) as f:
         script = f.read().replace("kfunc:__find_get_block", f"kfunc:{func}")
     bt_path = os.path.join(os.getcwd(), "lru.bt")
     with open(bt_path, "w") as f:

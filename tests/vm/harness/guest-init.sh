@@ -184,7 +184,7 @@ done
 # and name the test each report came during. A known defect of the kernel
 # itself is shown, and does not fail the run.
 id=$SERIES/kernel-log-clean
-scan=$(dmesg | awk -f "$REPO/tools/vm/kernel-log-check.awk")
+scan=$(dmesg | awk -f "$REPO/tests/vm/harness/kernel-log-check.awk")
 while IFS=$'\t' read -r kind during why; do
 	[[ $kind == known ]] && report "NOTE: kernel log during $during: $why"
 done <<<"$scan"

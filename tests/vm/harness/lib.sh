@@ -3,7 +3,7 @@
 # write the guest's environment, and build the QEMU command line.
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO=$(cd "$VM_DIR/../.." && pwd)
+REPO=$(cd "$VM_DIR/../../.." && pwd)
 
 VM_CPUS=${VM_CPUS:-2}
 # CPUs per kernel, "series:cpus ..."; others get VM_CPUS. Empty by
@@ -13,7 +13,7 @@ VM_CPUS=${VM_CPUS:-2}
 VM_SMP_LIST=${VM_SMP_LIST-}
 VM_MEM=${VM_MEM:-1G}
 # The guest scripts to run: tests/vm (make vmcheck), or another directory of
-# the same kind, e.g. tools/bench/vm (make bench); relative to the repo.
+# the same kind, e.g. bench/vm (make bench); relative to the repo.
 VM_SUITE=${VM_SUITE:-tests/vm}
 case $VM_SUITE in
 /*) SUITE_DIR=$VM_SUITE ;;

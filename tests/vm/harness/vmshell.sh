@@ -2,10 +2,10 @@
 # vmshell.sh [SERIES] — boot the vmcheck guest for SERIES (default: KERNEL,
 # else 6.1) with an interactive root shell on this terminal. The .prep hooks
 # run first, so VM_OUT has what the tests use. Exit the shell to power off;
-# Ctrl-A x kills QEMU. See tools/vm/README.md.
+# Ctrl-A x kills QEMU. See tests/vm/harness/README.md.
 set -euo pipefail
 
-# shellcheck source=tools/vm/lib.sh
+# shellcheck source=tests/vm/harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 SERIES=${1:-${KERNEL:-6.1}} # SERIES+full: with preempt=full

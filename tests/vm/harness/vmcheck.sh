@@ -1,10 +1,10 @@
 #!/bin/bash
 # vmcheck.sh — boot each kernel in VM_KERNELS under QEMU (TCG) and run
 # tests/vm/*.sh (or VM_SUITE/*.sh) inside it. Prints PASS:/FAIL:/SKIP: lines on stdout and exits
-# non-zero if a test failed or a guest broke. See tools/vm/README.md.
+# non-zero if a test failed or a guest broke. See tests/vm/harness/README.md.
 set -euo pipefail
 
-# shellcheck source=tools/vm/lib.sh
+# shellcheck source=tests/vm/harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-300}
@@ -271,12 +271,12 @@ durations=$VM_BUILD/durations
 # whole-suite run (durations.seed): the slots stay full until the end, instead of the
 # longest guest starting last and running alone.
 order_guests() {
-	local g known=("$REPO/tools/vm/durations.seed")
+	local g known=("$REPO/tests/vm/harness/durations.seed")
 	[[ -f $durations ]] && known+=("$durations")
 	for g in "${guests[@]}"; do
 		printf '%s %s\n' "$(awk -v g="$g" '$1 == g {t = $2} END {print t + 0}' \
 			"${known[@]}")" "$g"
-	done | sort -k1,1nr -k2 | awk -v jobs="$VM_JOBS" -f "$REPO/tools/vm/guest-order.awk"
+	done | sort -k1,1nr -k2 | awk -v jobs="$VM_JOBS" -f "$REPO/tests/vm/harness/guest-order.awk"
 }
 
 # Only a run of the whole suite says how long a guest takes: a subset
@@ -296,7 +296,7 @@ prepare() {
 	mkdir -p "$VM_OUT"
 	t0=$(now)
 	if ! vm_kernel "$series"; then
-		echo "FAIL: $series/kernel-fetch (tools/vm/kernel-fetch.sh $series; messages above)"
+		echo "FAIL: $series/kernel-fetch (tests/vm/harness/kernel-fetch.sh $series; messages above)"
 		return 1
 	fi
 	t1=$(now)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """make bench, part "trace": what `bhscope lru --trace` costs in bytes and
-whether its writer keeps up, from a VM bench guest (tools/bench/vm-trace/
+whether its writer keeps up, from a VM bench guest (bench/vm-trace/
 record.sh: the LRU bench's create-heavy and stat-heavy workloads traced,
 then the writer alone at 1,000,000 lookups/s, lrutrace-pump).
 
@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import sys
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 WORKLOADS = {"create": "create-heavy", "stat": "stat-heavy, cold caches"}
 # Issue 16's targets.
 MAX_BYTES_PER_LOOKUP = 8.0

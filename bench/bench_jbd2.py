@@ -14,7 +14,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import abbench  # noqa: E402
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
 
 def sh(*argv):
@@ -69,7 +69,7 @@ def main():
         modes = [
             ("untraced", None),
             ("bhscope jbd2", abbench.Tracer("bhscope", [bhscope, "jbd2", "-d", name, "-j", "1"], 5)),
-            ("bpftrace", abbench.Tracer("bpftrace", ["bpftrace", os.path.join(ROOT, "tools/bench/jbd2.bt")], 5)),
+            ("bpftrace", abbench.Tracer("bpftrace", ["bpftrace", os.path.join(ROOT, "bench/jbd2.bt")], 5)),
         ]
         print(f"jbd2: {args.threads} dirsync writers x {args.files} files on {fs.dev}, "
               f"{args.reps} interleaved repeats")

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets built by `make fuzz-build` (build/fuzz/fuzz_*).
 #
-#   tools/fuzz/run.sh SECONDS [TARGET...]          make fuzz: FUZZ_S seconds each
-#   tools/fuzz/run.sh --check SECONDS [TARGET...]  make check: briefly, from the seeds
+#   tests/fuzz/run.sh SECONDS [TARGET...]          make fuzz: FUZZ_S seconds each
+#   tests/fuzz/run.sh --check SECONDS [TARGET...]  make check: briefly, from the seeds
 #
 # Each target starts from its seed corpus, tests/fuzz/TARGET/ (read only),
 # and the inputs it found before, build/fuzz/corpus/TARGET/ (where new ones

@@ -28,7 +28,7 @@ import statistics
 import subprocess
 import sys
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 WORKLOADS = {"create": "create-heavy", "stat": "stat-heavy, cold caches"}
 TARGET = 30e6			# lookups/s, sizes 1-256, one core
 RSS_GROWTH_MAX = 1.25		# peak RSS, trace repeated over trace once

@@ -6,10 +6,10 @@
 # summary; exits 1 when RSS grew after the first minute or a scrape failed.
 # Results as JSON in build/bench/serve-soak.json.
 #
-#   tools/bench/serve-soak.sh [DURATION_S [RATE_HZ]]    (defaults 600 10)
-#   BENCH_SMOKE=1 tools/bench/serve-soak.sh              (60 s)
+#   bench/serve-soak.sh [DURATION_S [RATE_HZ]]    (defaults 600 10)
+#   BENCH_SMOKE=1 bench/serve-soak.sh              (60 s)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 
 duration=${1:-600}
 [[ ${BENCH_SMOKE:-0} == 1 ]] && duration=60
