@@ -58,7 +58,7 @@ LIB_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 # The modules that load BPF or serve HTTP; the rest (pure code over plain
 # data) is libbhscope-core.a, which the unit tests link alone.
 KERNEL_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard user/jbd2/jbd2_load.c \
-		   user/lru/lru_attach.c user/lru/lru_maps.c user/lru/lru_kernel_btf.c user/lru/lru_recorder.c \
+		   user/lru/lru_attach.c user/lru/lru_maps.c user/lru/lru_kernel_btf.c user/lrutrace/lru_recorder.c \
 		   user/lru/lru_selfcost.c user/lib/bpf_on_cpus.c user/lib/prog_misses.c \
 		   user/lib/libbpf_log.c \
 		   user/record/record_host.c user/record/record_jbd2.c \
@@ -154,9 +154,9 @@ $(OUTPUT)/lrutrace-pump.bpf.o: tests/lrutrace/pump.bpf.c $(VMLINUX_H)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $@.d -c $< -o $@
 
 $(OUTPUT)/lrutrace-pump: tests/lrutrace/pump.c $(OUTPUT)/lrutrace-pump.skel.h \
-		$(OUTPUT)/user/lru/lru_recorder.o $(CORE_LIB)
+		$(OUTPUT)/user/lrutrace/lru_recorder.o $(CORE_LIB)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(OUTPUT)/user/lru/lru_recorder.o \
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(OUTPUT)/user/lrutrace/lru_recorder.o \
 		$(CORE_LIB) $(LDLIBS_BPF) -ljson-c -lzstd -lm -lpthread -o $@
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(CORE_LIB)

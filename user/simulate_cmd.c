@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bhscope simulate: replays a `bhscope lru --trace` file through an
- * independent model of the kernel's buffer-head LRU (user/lru/lrusim.h),
+ * independent model of the kernel's buffer-head LRU (user/lrusim/lrusim.h),
  * checks the live classification lookup by lookup, and prints the what-if
  * curve with what is exact and what is bounded.
  */
@@ -16,9 +16,9 @@
 #include "lib/cli.h"
 #include "lib/clock.h"
 #include "lib/json_out.h"
-#include "lru/lru_trace.h"
-#include "lru/lrusim.h"
-#include "lru/lrusim_report.h"
+#include "lrutrace/lru_trace.h"
+#include "lrusim/lrusim.h"
+#include "lrusim/lrusim_report.h"
 
 enum { OPT_SIZES = 0x100, OPT_TIME };
 

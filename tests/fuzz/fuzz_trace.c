@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lru/lru_trace.h"
-#include "lru/lrusim.h"
+#include "lrutrace/lru_trace.h"
+#include "lrusim/lrusim.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -27,7 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lru/lru_trace.h"
+#include "lrutrace/lru_trace.h"
 
 static int copy(const char *in, const char *out, long times, int version)
 {

@@ -2,7 +2,7 @@
 /*
  * lrutrace-pump: how fast the --trace writer drains. A BPF program
  * (pump.bpf.c) writes lookup records into a ring buffer at a set rate,
- * and the recorder `bhscope lru --trace` uses (user/lru/lru_recorder.c)
+ * and the recorder `bhscope lru --trace` uses (user/lrutrace/lru_recorder.c)
  * writes them to a trace file; it reports what was produced, what the
  * ring buffer dropped, and the writer thread's CPU time. Needs root.
  *
@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
-#include "lru/lru_recorder.h"
+#include "lrutrace/lru_recorder.h"
 #include "lrutrace-pump.skel.h"
 
 struct pump_args {

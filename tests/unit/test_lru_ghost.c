@@ -3,7 +3,7 @@
  * The BPF ghost list (bpf/lru_ghost.bpf.h, compiled here as plain C) and
  * the claim the live what-if curve rests on: a real LRU of N slots plus the
  * ghost list of its evictions gives every lookup the same stack distance as
- * one exact LRU stack (the offline model, user/lru/lrusim.c).
+ * one exact LRU stack (the offline model, user/lrusim/lrusim.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,7 +31,7 @@ static long bpf_loop(__u32 nr, long (*fn)(__u64, void *), void *ctx,
 }
 
 #include "../../bpf/lru/lru_ghost.bpf.h"
-#include "lru/lrusim.h"
+#include "lrusim/lrusim.h"
 
 static struct lru_key key(__u64 block)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The --trace file (user/lru/lru_trace.h): every field of every record
+ * The --trace file (user/lrutrace/lru_trace.h): every field of every record
  * comes back in both formats, a recording cut short reads up to its last
  * whole frame, and a hostile file is refused before it can ask for much.
  */
@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lru/lru_trace.h"
+#include "lrutrace/lru_trace.h"
 
 static char dir[64], path[96];
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The replay's model (user/lru/lrusim.c) against oracles that share none
+ * The replay's model (user/lrusim/lrusim.c) against oracles that share none
  * of its code:
  *
  * - reference strings worked out by hand, keys single letters (block 'A',
@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include "lru_stats.h"
-#include "lru/lrusim.h"
+#include "lrusim/lrusim.h"
 
 #define DEV 1
 #define LRU 2

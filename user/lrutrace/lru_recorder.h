@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * --trace: a thread that drains the lookup ring buffer into a trace file
- * (user/lru/lru_trace.h) while the main thread prints the intervals. It
+ * (user/lrutrace/lru_trace.h) while the main thread prints the intervals. It
  * writes a frame at least every second, so a recording killed loses at
  * most the last second.
  */
@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lru/lru_trace.h"
+#include "lrutrace/lru_trace.h"
 
 struct ring_buffer;
 

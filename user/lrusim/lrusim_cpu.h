@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Inside the replay's model (user/lru/lrusim.c): a CPU's state, shared
+ * Inside the replay's model (user/lrusim/lrusim.c): a CPU's state, shared
  * with the mode for sizes that no longer share one order (lrusim_split.c).
  */
 #ifndef BHSCOPE_LRUSIM_CPU_H
@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lru/lrusim.h"
+#include "lrusim/lrusim.h"
 
 /*
  * A key looked up, not installed or absent, that the model did not hold

@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "lib/stop_signals.h"
-#include "lru/lru_recorder.h"
+#include "lrutrace/lru_recorder.h"
 
 /* How long a poll may wait before the thread looks at the stop flag. */
 #define POLL_MS 100

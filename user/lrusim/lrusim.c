@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The replay's model (user/lru/lrusim.h). While every size shares one
+ * The replay's model (user/lrusim/lrusim.h). While every size shares one
  * recency order (nearly always) a CPU's model is one stack of up to depth
  * keys: a byte array of slot numbers, newest first, over a key table and
  * a hash of it, so that a lookup costs a hash probe, a memchr and a
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lru/lrusim_cpu.h"
+#include "lrusim/lrusim_cpu.h"
 
 /* Stack entries compared before the hash is asked. */
 #define TOP 8

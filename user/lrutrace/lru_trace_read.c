@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Reading a --trace file (user/lru/lru_trace.h), version 1 or 2, as
+ * Reading a --trace file (user/lrutrace/lru_trace.h), version 1 or 2, as
  * hostile input: every size and number is checked against what the header
  * and the format allow before anything is allocated or indexed, and a file
  * cut short (a recording killed) reads up to its last whole record or
@@ -15,8 +15,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "lru/lru_trace.h"
-#include "lru/lru_trace_codec.h"
+#include "lrutrace/lru_trace.h"
+#include "lrutrace/lru_trace_codec.h"
 #include "lib/why.h"
 
 /* A header string: NUL-terminated, printable ASCII before the NUL. */

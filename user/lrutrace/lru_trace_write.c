@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Writing a --trace file (user/lru/lru_trace.h): version 2, records coded
+ * Writing a --trace file (user/lrutrace/lru_trace.h): version 2, records coded
  * into columns and written as one zstd frame per LRU_TRACE_FRAME_RECORDS
  * records or per flush; version 1 (40-byte records) for tests and
  * benchmarks of the old reader path.
@@ -19,8 +19,8 @@
 
 #include "lib/atomic_file.h"
 #include "lib/stop_signals.h"
-#include "lru/lru_trace.h"
-#include "lru/lru_trace_codec.h"
+#include "lrutrace/lru_trace.h"
+#include "lrutrace/lru_trace_codec.h"
 
 _Static_assert(sizeof(struct lru_event) == 40, "lru_event is 40 bytes");
 _Static_assert(sizeof(struct lru_trace_header) == 184,

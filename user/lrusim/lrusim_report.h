@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "lru/lru_trace.h"
-#include "lru/lrusim.h"
+#include "lrutrace/lru_trace.h"
+#include "lrusim/lrusim.h"
 
 #define LRUSIM_JSON_SCHEMA "bhscope.simulate/2"
 

@@ -33,7 +33,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "lru/lrusim_cpu.h"
+#include "lrusim/lrusim_cpu.h"
 
 /* 0, 1, ... 255: mpos of the one stack. */
 static const unsigned char one_order[256] = {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "lib/json_out.h"
-#include "lru/lrusim_report.h"
+#include "lrusim/lrusim_report.h"
 
 static const char *const outcome_name[LRU_NR_LOOKUP_OUTCOMES] = {
 	[LRU_HIT] = "hit",
