@@ -16,7 +16,6 @@
 #include "lib/stop_signals.h"
 
 #define MAX_REPEATS	RECORD_MAX_RUNS
-#define MAX_BENCH_ARGS	128
 /* The LRU tracer's deepest stack distance (BHSCOPE_LRU_DEPTH_MAX). */
 #define MAX_WHATIF	256
 
@@ -60,7 +59,7 @@ static const struct argp_option record_options[] = {
 
 struct record_args {
 	struct record_opts o;
-	char *bench_args[MAX_BENCH_ARGS + 1];
+	char *bench_args[CLI_BENCH_ARGS_MAX + 1];
 	char *bench_copy;
 };
 
@@ -76,31 +75,6 @@ static long parse_count(struct argp_state *state, const char *opt,
 		argp_error(state, "%s '%s': want a number from 1 to %ld", opt,
 			   arg, max);
 	return v;
-}
-
-static void split_bench(struct argp_state *state, struct record_args *a,
-			const char *arg)
-{
-	char *save, *tok;
-	int n = 0;
-
-	free(a->bench_copy);
-	a->bench_copy = strdup(arg);
-	if (!a->bench_copy)
-		argp_failure(state, 1, ENOMEM, "--bench");
-	for (tok = strtok_r(a->bench_copy, " \t", &save); tok;
-	     tok = strtok_r(NULL, " \t", &save)) {
-		if (n == MAX_BENCH_ARGS)
-			argp_error(state, "--bench: more than %d arguments",
-				   MAX_BENCH_ARGS);
-		a->bench_args[n++] = tok;
-	}
-	if (!n)
-		argp_error(state, "--bench: empty; give bhbench's arguments, e.g. \"sync -D DIR\"");
-	a->bench_args[n] = NULL;
-	a->o.argv = a->bench_args;
-	a->o.argc = n;
-	a->o.bench = true;
 }
 
 static error_t record_parse(int key, char *arg, struct argp_state *state)
@@ -127,7 +101,10 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		a->o.dir = arg;
 		break;
 	case OPT_BENCH:
-		split_bench(state, a, arg);
+		a->o.argc = cli_bench_args(state, arg, a->bench_args,
+					   &a->bench_copy);
+		a->o.argv = a->bench_args;
+		a->o.bench = true;
 		break;
 	case OPT_LABEL:
 		a->o.label = arg;

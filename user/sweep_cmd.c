@@ -4,29 +4,14 @@
  * per cell, and print the combined table.
  */
 #include <argp.h>
-#include <dirent.h>
-#include <errno.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "commands.h"
 #include "lib/cli.h"
-#include "record/record_exec.h"
-#include "record/record_read.h"
-#include "record/record_run.h"
 #include "record/record_schema.h"
-#include "record/record_workload.h"
-#include "record/sweep_matrix.h"
-#include "analyse/sweep_table.h"
-#include "record/sweep_tune.h"
-#include "lib/env.h"
-#include "lib/term_safe.h"
-#include "lib/stop_signals.h"
-
-#define MAX_CELLS	RECORD_MAX_CELLS
+#include "sweep/sweep_run.h"
+#include "sweep/sweep_table.h"
 
 enum {
 	OPT_LRU_SIZE = 0x100, OPT_BATCH_MIN, OPT_BATCH_MAX, OPT_TASKS,
@@ -77,14 +62,9 @@ static const struct argp_option sweep_options[] = {
 };
 
 struct sweep_args {
-	struct sweep_matrix m;
-	const char *dir;
+	struct sweep_opts o;
 	const char *report;
-	int repeats;
-	bool lru, quiet, warmup;
-	char **argv;		/* bhbench's arguments */
-	int argc;
-	char *bench_args[130];
+	char *bench_args[CLI_BENCH_ARGS_MAX + 1];
 	char *bench_copy;
 };
 
@@ -92,27 +72,11 @@ static void parse_list(struct argp_state *state, struct sweep_args *a,
 		       enum sweep_dim dim, const char *opt, const char *arg,
 		       long min, long max)
 {
-	if (a->m.nr[dim])
+	if (a->o.m.nr[dim])
 		argp_error(state, "%s given twice", opt);
-	if (sweep_matrix_parse(&a->m, dim, arg, min, max))
+	if (sweep_matrix_parse(&a->o.m, dim, arg, min, max))
 		argp_error(state, "%s '%s': want distinct numbers %ld..%ld separated by commas",
 			   opt, arg, min, max);
-}
-
-static void split_bench(struct argp_state *state, struct sweep_args *a,
-			char *arg)
-{
-	char *save, *tok;
-	int n = 0;
-
-	a->bench_copy = strdup(arg);
-	for (tok = a->bench_copy ? strtok_r(a->bench_copy, " \t", &save) : NULL;
-	     tok && n < 128; tok = strtok_r(NULL, " \t", &save))
-		a->bench_args[n++] = tok;
-	if (!n)
-		argp_error(state, "--bench: give bhbench's arguments, e.g. \"sync -D DIR\"");
-	a->argv = a->bench_args;
-	a->argc = n;
 }
 
 static error_t sweep_parse(int key, char *arg, struct argp_state *state)
@@ -122,7 +86,7 @@ static error_t sweep_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'o':
-		a->dir = arg;
+		a->o.dir = arg;
 		break;
 	case OPT_LRU_SIZE:
 		parse_list(state, a, DIM_LRU_SIZE, "--lru-size", arg, 0, 64);
@@ -140,46 +104,48 @@ static error_t sweep_parse(int key, char *arg, struct argp_state *state)
 		parse_list(state, a, DIM_DIR_SIZE, "--dir-size", arg, 0, 100000000);
 		break;
 	case 'r':
-		a->repeats = (int)strtol(arg, &end, 10);
-		if (*end || end == arg || a->repeats < 1 ||
-		    a->repeats > RECORD_MAX_RUNS)
+		a->o.repeats = (int)strtol(arg, &end, 10);
+		if (*end || end == arg || a->o.repeats < 1 ||
+		    a->o.repeats > RECORD_MAX_RUNS)
 			argp_error(state, "-r '%s': want 1 to %d", arg,
 				   RECORD_MAX_RUNS);
 		break;
 	case OPT_LRU:
-		a->lru = true;
+		a->o.lru = true;
 		break;
 	case OPT_WARMUP:
-		a->warmup = true;
+		a->o.warmup = true;
 		break;
 	case OPT_BENCH:
-		split_bench(state, a, arg);
+		a->o.argc = cli_bench_args(state, arg, a->bench_args,
+					   &a->bench_copy);
+		a->o.argv = a->bench_args;
 		break;
 	case OPT_REPORT:
 		a->report = arg;
 		break;
 	case 'q':
-		a->quiet = true;
+		a->o.quiet = true;
 		break;
 	case ARGP_KEY_ARG:
 		if (strcmp(arg, "bench"))
 			argp_error(state, "the workload is bhbench: '-- bench meta|sync ARGS', not '%s'",
 				   arg);
-		a->argv = &state->argv[state->next];
-		a->argc = state->argc - state->next;
+		a->o.argv = &state->argv[state->next];
+		a->o.argc = state->argc - state->next;
 		state->next = state->argc;
 		break;
 	case ARGP_KEY_END:
 		if (a->report)
 			break;
-		if (!a->dir)
+		if (!a->o.dir)
 			argp_error(state, "-o DIR is required");
-		if (!a->argv || !a->argc)
+		if (!a->o.argv || !a->o.argc)
 			argp_error(state, "no workload: give '-- bench meta|sync ARGS'");
-		if (strcmp(a->argv[0], "meta") && strcmp(a->argv[0], "sync"))
+		if (strcmp(a->o.argv[0], "meta") && strcmp(a->o.argv[0], "sync"))
 			argp_error(state, "the bhbench workload is meta or sync, not '%s'",
-				   a->argv[0]);
-		if (a->m.nr[DIM_DIR_SIZE] && strcmp(a->argv[0], "meta"))
+				   a->o.argv[0]);
+		if (a->o.m.nr[DIM_DIR_SIZE] && strcmp(a->o.argv[0], "meta"))
 			argp_error(state, "--dir-size needs the meta workload");
 		break;
 	default:
@@ -196,299 +162,9 @@ const struct argp sweep_argp = {
 	.children = cli_help_children,
 };
 
-static struct sweep_tune tune = SWEEP_TUNE_INIT;
-
-/* Puts the original settings back: 0, or -1 after saying so. */
-static int restore_settings(void)
-{
-	if (!sweep_tune_restore(&tune))
-		return 0;
-	fprintf(stderr, "bhscope: could not restore the original settings; check them by hand\n");
-	return -1;
-}
-
-static void restore_at_exit(void)
-{
-	restore_settings();
-}
-
-/* "lru_size-8_tasks-2.json" for the cell's swept dimensions. */
-static void cell_file(const struct sweep_args *a, const long v[NR_DIMS],
-		      char *buf, size_t len)
-{
-	size_t n = snprintf(buf, len, "%s/", a->dir);
-
-	for (int d = 0; d < NR_DIMS; d++)
-		if (a->m.nr[d])
-			n += snprintf(buf + n, n < len ? len - n : 0, "%s%s-%ld",
-				      n > strlen(a->dir) + 1 ? "_" : "",
-				      sweep_dim_names[d], v[d]);
-	if (n == strlen(a->dir) + 1)
-		n += snprintf(buf + n, n < len ? len - n : 0, "cell");
-	snprintf(buf + n, n < len ? len - n : 0, ".json");
-}
-
-static struct json_object *cell_json(const struct sweep_args *a, size_t i,
-				     const long v[NR_DIMS])
-{
-	struct json_object *o = json_object_new_object();
-	struct json_object *tun = json_object_new_object();
-	struct json_object *par = json_object_new_object();
-	char label[256];
-
-	sweep_matrix_label(&a->m, v, true, false, label, sizeof(label));
-	json_object_object_add(o, "config", json_object_new_string(label));
-	json_object_object_add(o, "config_index", json_object_new_int64(
-				(int64_t)sweep_matrix_config(&a->m, i)));
-	json_object_object_add(o, "cell", json_object_new_int64((int64_t)i));
-	for (int d = 0; d < NR_DIMS; d++)
-		if (a->m.nr[d])
-			json_object_object_add(d < NR_TUNABLE_DIMS ? tun : par,
-					       sweep_dim_names[d],
-					       json_object_new_int64(v[d]));
-	json_object_object_add(o, "tunables", tun);
-	json_object_object_add(o, "params", par);
-	return o;
-}
-
-/* bhbench's arguments for a cell: the user's, then -t / --dir-size. */
-static char **cell_argv(const struct sweep_args *a, const long v[NR_DIMS],
-			char nums[2][24], int *argc)
-{
-	char **argv = calloc(a->argc + 5, sizeof(*argv));
-	int n = 0;
-
-	if (!argv)
-		return NULL;
-	for (int i = 0; i < a->argc; i++)
-		argv[n++] = a->argv[i];
-	/* bhbench takes the last of a repeated option. */
-	if (v[DIM_TASKS] >= 0) {
-		snprintf(nums[0], 24, "%ld", v[DIM_TASKS]);
-		argv[n++] = "-t";
-		argv[n++] = nums[0];
-	}
-	if (v[DIM_DIR_SIZE] >= 0) {
-		snprintf(nums[1], 24, "%ld", v[DIM_DIR_SIZE]);
-		argv[n++] = "--dir-size";
-		argv[n++] = nums[1];
-	}
-	*argc = n;
-	return argv;
-}
-
-static int run_cell(const struct sweep_args *a, size_t i, size_t total,
-		    char *path)
-{
-	struct record_opts o = { .jbd2 = true, .lru = a->lru, .bench = true,
-				 .repeats = a->repeats, .quiet = true, .out = path };
-	char nums[2][24], label[256];
-	long v[NR_DIMS];
-	int ret;
-
-	sweep_matrix_cell(&a->m, i, v);
-	if (sweep_matrix_config(&a->m, i) != (i ? sweep_matrix_config(&a->m, i - 1) : (size_t)-1) &&
-	    sweep_tune_apply(&tune, v[DIM_LRU_SIZE], v[DIM_BATCH_MIN], v[DIM_BATCH_MAX]))
-		return -1;
-	sweep_matrix_label(&a->m, v, true, true, label, sizeof(label));
-	o.label = label;
-	o.sweep = cell_json(a, i, v);
-	o.argv = cell_argv(a, v, nums, &o.argc);
-	if (!a->quiet)
-		fprintf(stderr, "cell %zu/%zu: %s\n", i + 1, total, label);
-	ret = o.argv ? record_main(&o) : 1;
-	json_object_put(o.sweep);
-	free(o.argv);
-	return ret ? -1 : 0;
-}
-
-/* A first run on a fresh filesystem is slower: spend it unrecorded. */
-static int warm_up(const struct sweep_args *a)
-{
-	struct exec_result r;
-	char nums[2][24], **args, **argv;
-	long v[NR_DIMS];
-	int argc, ret;
-
-	sweep_matrix_cell(&a->m, 0, v);
-	args = cell_argv(a, v, nums, &argc);
-	argv = calloc(argc + 3, sizeof(*argv));
-	if (!args || !argv) {
-		free(args);
-		free(argv);
-		return -1;
-	}
-	argv[0] = (char *)record_bhbench_path();
-	memcpy(argv + 1, args, argc * sizeof(*args));
-	argv[argc + 1] = "-q";
-	if (!a->quiet)
-		fprintf(stderr, "warm-up run (not recorded)\n");
-	ret = exec_run(argv, false, &r) || r.exit_status ? -1 : 0;
-	if (ret && !stop_requested())
-		fprintf(stderr, "bhscope: the warm-up run failed%s%s\n",
-			r.error[0] ? ": " : "", r.error);
-	exec_result_free(&r);
-	free(args);
-	free(argv);
-	return ret;
-}
-
-/* The sweep ends early before or at cell i: the settings put back, and why. */
-static int sweep_ended(size_t i, size_t total, const char *dir)
-{
-	int stopped = stop_requested();
-
-	restore_settings();
-	fprintf(stderr, "bhscope: sweep %s at cell %zu/%zu; records so far are in %s\n",
-		stopped ? "interrupted" : "stopped", i + 1, total, dir);
-	return stopped ? 130 : 1;
-}
-
-static int run_sweep(struct sweep_args *a, char ***paths, int *npaths)
-{
-	size_t total = sweep_matrix_cells(&a->m);
-	char err[PATH_MAX + 256];
-	bool lru = a->m.nr[DIM_LRU_SIZE];
-	bool batch = a->m.nr[DIM_BATCH_MIN] || a->m.nr[DIM_BATCH_MAX];
-	const char *dir = record_workload_dir(a->argv, a->argc, true);
-
-	if (total > MAX_CELLS) {
-		fprintf(stderr, "bhscope: %zu cells is more than %d; sweep fewer values\n",
-			total, MAX_CELLS);
-		return 64;
-	}
-	if (!dir) {
-		fprintf(stderr, "bhscope: give bhbench's directory with -D DIR\n");
-		return 64;
-	}
-	/* Before anything is changed: one line for an unprivileged user. */
-	if (env_check_privileges(ENV_TRACE | (lru || batch ? ENV_TUNE : 0)))
-		return 1;
-	/* from here a stop ends the sweep with the settings put back */
-	stop_signals_install();
-	atexit(restore_at_exit);
-	if (sweep_tune_prepare(&tune, dir, lru, batch, err, sizeof(err))) {
-		fprintf(stderr, "bhscope: %s\n", err);
-		return 1;
-	}
-	if (mkdir(a->dir, 0755) && errno != EEXIST) {
-		fprintf(stderr, "bhscope: %s: %s\n", a->dir, strerror(errno));
-		return 1;
-	}
-	*paths = calloc(total, sizeof(**paths));
-	if (!*paths)
-		return 1;
-	for (size_t i = 0; i < total; i++) {
-		long v[NR_DIMS];
-		char path[PATH_MAX];
-		int failed;
-
-		/* a stop before a cell runs no more of it, not even its setup */
-		failed = stop_requested() || (!i && a->warmup && warm_up(a));
-		if (!failed) {
-			sweep_matrix_cell(&a->m, i, v);
-			cell_file(a, v, path, sizeof(path));
-			(*paths)[(*npaths)++] = strdup(path);
-			failed = run_cell(a, i, total, path);
-		}
-		if (failed || stop_requested())
-			return sweep_ended(i, total, a->dir);
-	}
-	return restore_settings() ? 1 : 0;
-}
-
-static long cell_index(const char *path)
-{
-	struct json_object *root;
-	char err[256];
-	long v = -1;
-
-	if (!record_read(path, &root, err, sizeof(err))) {
-		struct json_object *c = record_get(root, "sweep.cell");
-
-		if (c)
-			v = json_object_get_int64(c);
-		json_object_put(root);
-	}
-	return v;
-}
-
-struct indexed {
-	long cell;
-	char *path;
-};
-
-static int by_cell(const void *x, const void *y)
-{
-	const struct indexed *a = x, *b = y;
-
-	return (a->cell > b->cell) - (a->cell < b->cell);
-}
-
-static void free_indexed(struct indexed *v, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(v[i].path);
-	free(v);
-}
-
-/* The records in dir, in the order the sweep ran them (a sweep's at most). */
-static int list_records(const char *dir, char ***paths, int *n)
-{
-	struct indexed *v = calloc(MAX_CELLS, sizeof(*v));
-	struct dirent *e;
-	DIR *d = opendir(dir);
-	int nr = 0;
-
-	if (!d || !v) {
-		term_safe_error("%s: %s", dir, strerror(errno));
-		if (d)
-			closedir(d);
-		free(v);
-		return -1;
-	}
-	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		char *p;
-
-		if (len < 6 || strcmp(e->d_name + len - 5, ".json") ||
-		    e->d_name[0] == '.')
-			continue;
-		if (nr == MAX_CELLS) {
-			term_safe_error("%s: more than %d records, more than a sweep writes",
-					dir, MAX_CELLS);
-			closedir(d);
-			free_indexed(v, nr);
-			return -1;
-		}
-		if (asprintf(&p, "%s/%s", dir, e->d_name) < 0)
-			break;
-		v[nr].path = p;
-		v[nr].cell = cell_index(p);
-		nr++;
-	}
-	closedir(d);
-	if (!nr) {
-		term_safe_error("%s: no records (*.json) there", dir);
-		free(v);
-		return -1;
-	}
-	qsort(v, nr, sizeof(*v), by_cell);
-	*paths = calloc(nr, sizeof(**paths));
-	if (!*paths) {
-		free_indexed(v, nr);
-		return -1;
-	}
-	for (int i = 0; i < nr; i++)
-		(*paths)[i] = v[i].path;
-	*n = nr;
-	free(v);
-	return 0;
-}
-
 int cmd_sweep(int argc, char **argv)
 {
-	struct sweep_args a = { .repeats = 1 };
+	struct sweep_args a = { .o = { .repeats = 1 } };
 	char **paths = NULL;
 	int n = 0, ret;
 
@@ -496,9 +172,9 @@ int cmd_sweep(int argc, char **argv)
 	if (argp_parse(&sweep_argp, argc, argv, ARGP_IN_ORDER, NULL, &a))
 		return 64;
 	if (a.report)
-		ret = list_records(a.report, &paths, &n) ? 1 : 0;
+		ret = sweep_table_list(a.report, &paths, &n) ? 1 : 0;
 	else
-		ret = run_sweep(&a, &paths, &n);
+		ret = sweep_run(&a.o, &paths, &n);
 	if (!ret && sweep_table_print(stdout, paths, n))
 		ret = 1;
 	for (int i = 0; i < n; i++)

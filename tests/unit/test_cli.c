@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The shared options: [interval] [count], -C -d -T -j. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -118,6 +121,31 @@ static void device_numbers_and_names_resolve(void **state)
 	assert_string_equal(name, "8:17");
 }
 
+/* --bench "ARGS" of record and sweep: at most CLI_BENCH_ARGS_MAX words. */
+static void bench_words_stop_at_the_limit(void **state)
+{
+	char *words[CLI_BENCH_ARGS_MAX + 2], *copy = NULL, line[1024] = "";
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(cli_split_words(" sync\t-D  /mnt ", words,
+					 CLI_BENCH_ARGS_MAX, &copy), 3);
+	assert_string_equal(words[0], "sync");
+	assert_string_equal(words[2], "/mnt");
+	assert_null(words[3]);
+	for (int i = 0; i < CLI_BENCH_ARGS_MAX; i++)
+		n += snprintf(line + n, sizeof(line) - n, "%d ", i % 10);
+	assert_int_equal(cli_split_words(line, words, CLI_BENCH_ARGS_MAX,
+					 &copy), CLI_BENCH_ARGS_MAX);
+	assert_null(words[CLI_BENCH_ARGS_MAX]);
+	snprintf(line + n, sizeof(line) - n, "x");
+	assert_int_equal(cli_split_words(line, words, CLI_BENCH_ARGS_MAX,
+					 &copy), -E2BIG);
+	assert_int_equal(cli_split_words(" \t", words, CLI_BENCH_ARGS_MAX,
+					 &copy), 0);
+	free(copy);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -127,6 +155,7 @@ int main(void)
 		cmocka_unit_test(bad_counts_are_refused),
 		cmocka_unit_test(a_third_positional_is_an_error),
 		cmocka_unit_test(device_numbers_and_names_resolve),
+		cmocka_unit_test(bench_words_stop_at_the_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

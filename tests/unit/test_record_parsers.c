@@ -15,7 +15,7 @@
 #include "record/record_workload.h"
 #include "record/record_target.h"
 #include "record/record_tunables.h"
-#include "record/sweep_matrix.h"
+#include "sweep/sweep_matrix.h"
 
 static const char mountinfo[] =
 	"26 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard\n"

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/cli.h"
 #include "lib/devname.h"
@@ -133,3 +134,37 @@ const struct argp_child cli_help_children[] = {
 	{ &cli_help_argp, 0, NULL, 0 },
 	{ 0 },
 };
+
+int cli_split_words(const char *s, char **words, int max, char **copy)
+{
+	char *save, *tok;
+	int n = 0;
+
+	free(*copy);
+	*copy = strdup(s);
+	if (!*copy)
+		return -ENOMEM;
+	for (tok = strtok_r(*copy, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		if (n == max)
+			return -E2BIG;
+		words[n++] = tok;
+	}
+	words[n] = NULL;
+	return n;
+}
+
+int cli_bench_args(struct argp_state *state, const char *arg, char **words,
+		   char **copy)
+{
+	int n = cli_split_words(arg, words, CLI_BENCH_ARGS_MAX, copy);
+
+	if (n == -ENOMEM)
+		argp_failure(state, 1, ENOMEM, "--bench");
+	else if (n < 0)
+		argp_error(state, "--bench: more than %d arguments",
+			   CLI_BENCH_ARGS_MAX);
+	else if (!n)
+		argp_error(state, "--bench: empty; give bhbench's arguments, e.g. \"sync -D DIR\"");
+	return n > 0 ? n : 0;
+}

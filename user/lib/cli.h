@@ -44,4 +44,24 @@ int cli_parse_interval(const char *s, double *out);
 /* Parses a positive count. Returns 0 or -EINVAL. */
 int cli_parse_count(const char *s, long *out);
 
+/* The most words --bench "ARGS" may hold (record, sweep). */
+#define CLI_BENCH_ARGS_MAX	128
+
+/*
+ * Splits s at spaces and tabs into words[] (max of them, then NULL: words
+ * has max + 1 entries), pointing into a copy put in *copy (the caller
+ * frees it; one held there before is freed). Returns the number of words,
+ * -E2BIG when there are more than max, or -ENOMEM.
+ */
+int cli_split_words(const char *s, char **words, int max, char **copy);
+
+/*
+ * --bench "ARGS" of record and sweep: bhbench's arguments split with
+ * cli_split_words() into words[] (CLI_BENCH_ARGS_MAX + 1 entries); an
+ * empty ARGS or more words than that is a usage error through argp.
+ * Returns the number of words.
+ */
+int cli_bench_args(struct argp_state *state, const char *arg, char **words,
+		   char **copy);
+
 #endif /* BHSCOPE_CLI_H */

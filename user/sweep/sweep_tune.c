@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "record/record_tunables.h"
-#include "record/sweep_tune.h"
+#include "sweep/sweep_tune.h"
 
 static int bhtune_write(const char *name, long v)
 {

@@ -17,4 +17,11 @@
  */
 int sweep_table_print(FILE *out, char **paths, int n);
 
+/*
+ * The records in dir (*.json), in the order the sweep ran them, at most a
+ * sweep's (RECORD_MAX_CELLS): *paths to free, n of them. Returns 0, or -1
+ * after a one-line error.
+ */
+int sweep_table_list(const char *dir, char ***paths, int *n);
+
 #endif /* BHSCOPE_SWEEP_TABLE_H */

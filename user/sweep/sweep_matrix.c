@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/sweep_matrix.h"
+#include "sweep/sweep_matrix.h"
 
 const char *const sweep_dim_names[NR_DIMS] = {
 	[DIM_LRU_SIZE] = "lru_size",

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyse/compare_model.h"
 #include "analyse/compare_print.h"
 #include "record/record_read.h"
+#include "record/record_schema.h"
 #include "analyse/stats.h"
-#include "analyse/sweep_table.h"
+#include "sweep/sweep_table.h"
 #include "lib/term_safe.h"
 
 #define MAX_CONFIGS	64
@@ -280,5 +284,93 @@ int sweep_table_print(FILE *out, char **paths, int n)
 	else
 		fprintf(out, "medians over each cell's successful runs; ~ = within the noise\n");
 	free(t);
+	return 0;
+}
+
+static long cell_index(const char *path)
+{
+	struct json_object *root;
+	char err[256];
+	long v = -1;
+
+	if (!record_read(path, &root, err, sizeof(err))) {
+		struct json_object *c = record_get(root, "sweep.cell");
+
+		if (c)
+			v = json_object_get_int64(c);
+		json_object_put(root);
+	}
+	return v;
+}
+
+struct indexed {
+	long cell;
+	char *path;
+};
+
+static int by_cell(const void *x, const void *y)
+{
+	const struct indexed *a = x, *b = y;
+
+	return (a->cell > b->cell) - (a->cell < b->cell);
+}
+
+static void free_indexed(struct indexed *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+int sweep_table_list(const char *dir, char ***paths, int *n)
+{
+	struct indexed *v = calloc(RECORD_MAX_CELLS, sizeof(*v));
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int nr = 0;
+
+	if (!d || !v) {
+		term_safe_error("%s: %s", dir, strerror(errno));
+		if (d)
+			closedir(d);
+		free(v);
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		char *p;
+
+		if (len < 6 || strcmp(e->d_name + len - 5, ".json") ||
+		    e->d_name[0] == '.')
+			continue;
+		if (nr == RECORD_MAX_CELLS) {
+			term_safe_error("%s: more than %d records, more than a sweep writes",
+					dir, RECORD_MAX_CELLS);
+			closedir(d);
+			free_indexed(v, nr);
+			return -1;
+		}
+		if (asprintf(&p, "%s/%s", dir, e->d_name) < 0)
+			break;
+		v[nr].path = p;
+		v[nr].cell = cell_index(p);
+		nr++;
+	}
+	closedir(d);
+	if (!nr) {
+		term_safe_error("%s: no records (*.json) there", dir);
+		free(v);
+		return -1;
+	}
+	qsort(v, nr, sizeof(*v), by_cell);
+	*paths = calloc(nr, sizeof(**paths));
+	if (!*paths) {
+		free_indexed(v, nr);
+		return -1;
+	}
+	for (int i = 0; i < nr; i++)
+		(*paths)[i] = v[i].path;
+	*n = nr;
+	free(v);
 	return 0;
 }
