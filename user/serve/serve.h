@@ -132,9 +132,6 @@ struct serve_state {
 	const char *listen;		/* as given, for the landing page */
 };
 
-/* Renders the whole exposition into out (locks st). */
-void serve_render(struct serve_state *st, struct prom_buf *out);
-
 /* The tunables in force: bhtune's parameters, when it is loaded. */
 void serve_tunables_collect(const struct serve_view *v, struct prom_buf *out);
 
