@@ -92,9 +92,9 @@ static void killed_holder_frees_its_claim(void **state)
 
 static void saved_originals_read_back(void **state)
 {
-	struct tunables_saved s = { .batch = true, .min_us = 300,
-				    .max_us = 15000, .lru = true,
-				    .lru_size = 16 }, r;
+	struct tunables_saved s = { .v = { .batch = true, .min_us = 300,
+					   .max_us = 15000, .lru = true,
+					   .lru_size = 16 } }, r;
 	struct tunables_claim c;
 	char err[512], text[128];
 
@@ -106,14 +106,14 @@ static void saved_originals_read_back(void **state)
 	assert_int_equal(tunables_saved_read(&c, &r, err, sizeof(err)), 1);
 	assert_int_equal(r.pid, getpid());
 	assert_string_equal(r.by, "sweep");
-	assert_true(r.batch && r.lru);
-	assert_int_equal(r.min_us, 300);
-	assert_int_equal(r.max_us, 15000);
-	assert_int_equal(r.lru_size, 16);
+	assert_true(r.v.batch && r.v.lru);
+	assert_int_equal(r.v.min_us, 300);
+	assert_int_equal(r.v.max_us, 15000);
+	assert_int_equal(r.v.lru_size, 16);
 	tunables_saved_describe(&r, text, sizeof(text));
 	assert_string_equal(text, "lru_size 16, batch times 300/15000 us");
 	/* a journal no longer mounted: nothing to put back, the file goes */
-	assert_int_equal(tunables_saved_restore(&c, "", NULL, err, sizeof(err)), 0);
+	assert_int_equal(tunables_restore(&c, "", NULL, err, sizeof(err)), 0);
 	assert_int_equal(tunables_saved_read(&c, &r, err, sizeof(err)), 0);
 	tunables_release(&c);
 }
@@ -130,8 +130,8 @@ static void state_file_not_ours_is_refused(void **state)
 						sizeof(err)), 0);
 	assert_int_equal(tunables_saved_read(&c, &r, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "is not a state file bhscope wrote"));
-	assert_int_equal(tunables_saved_restore(&c, "/mnt", NULL, err,
-						sizeof(err)), -1);
+	assert_int_equal(tunables_restore(&c, "/mnt", NULL, err,
+					  sizeof(err)), -1);
 	tunables_release(&c);
 }
 

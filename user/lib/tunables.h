@@ -12,6 +12,7 @@
 #ifndef BHSCOPE_TUNABLES_H
 #define BHSCOPE_TUNABLES_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -133,6 +134,44 @@ int bhtune_param_set_long(const char *name, long value);
  * the old pair back. Returns 0, or a negative errno (-EINVAL: refused).
  */
 int bhtune_batch_set(long min_us, long max_us);
+
+/* A batch time tunables_apply() leaves as it is. */
+#define TUNABLES_KEEP	LONG_MIN
+
+/* Tunables to write, or that were found (to put back). */
+struct tunables_values {
+	const char *batch_dev;	/* bhtune's batch_dev, NULL: as it is */
+	bool lru;		/* lru_size is (bhtune's) */
+	long lru_size;
+	bool batch;		/* the batch times are, but a TUNABLES_KEEP */
+	long min_us, max_us;	/* a journal's; bhtune's (-1: each one's own) */
+};
+
+/*
+ * The one writer of tune and sweep: batch_dev and lru_size through
+ * bhtune, then the batch times, through bhtune (bhtune_batch_set() for a pair, or the one
+ * given) when mnt is NULL, else by remounting the ext4 on mnt (both
+ * given: journal_remount_batch()). Returns 0, or -1 with a one-line
+ * reason in err ("bhtune refused lru_size=65: out of range").
+ */
+int tunables_apply(const struct tunables_values *v, const char *mnt,
+		   char *err, size_t errlen);
+
+struct tunables_claim;
+struct tunables_saved;
+
+/*
+ * Puts back the values saved for claim c (tunables_lock.h), by
+ * tunables_apply() (a journal's by remounting mnt), then removes the state
+ * file: at the end of a sweep, and where a tuner killed first left them.
+ * A journal no longer mounted (its next mount takes its own options) or a
+ * bhtune.ko unloaded since leaves nothing to put back: the file is
+ * removed. Returns 1 when it put something back (what, in *done if not
+ * NULL), 0 when there was nothing, -1 with a one-line reason in err (the
+ * state file stays, for the next claimer).
+ */
+int tunables_restore(const struct tunables_claim *c, const char *mnt,
+		     struct tunables_saved *done, char *err, size_t errlen);
 
 /* "min_batch_time=MIN,max_batch_time=MAX": the options a remount sets. */
 void journal_batch_options(long min_us, long max_us, char *buf, size_t len);

@@ -142,13 +142,13 @@ int tunables_saved_write(const struct tunables_claim *c,
 	n += snprintf(text + n, sizeof(text) - n,
 		      "# bhscope: the values %s found, to put back if it dies first\n"
 		      "pid %ld\nby %s\n", by, s->pid, s->by);
-	if (s->batch)
+	if (s->v.batch)
 		n += snprintf(text + n, sizeof(text) - n,
-			      "min_batch_us %ld\nmax_batch_us %ld\n", s->min_us,
-			      s->max_us);
-	if (s->lru)
+			      "min_batch_us %ld\nmax_batch_us %ld\n", s->v.min_us,
+			      s->v.max_us);
+	if (s->v.lru)
 		n += snprintf(text + n, sizeof(text) - n, "lru_size %ld\n",
-			      s->lru_size);
+			      s->v.lru_size);
 	state_file(c, file, sizeof(file));
 	if (!atomic_file_write(c->dirfd, file, text, n, ATOMIC_FILE_SYNC, err,
 			       errlen))
@@ -181,11 +181,11 @@ static int parse_state(FILE *f, struct tunables_saved *s)
 		if (!strcmp(key, "pid"))
 			s->pid = v;
 		else if (!strcmp(key, "min_batch_us"))
-			s->min_us = v, s->batch = true;
+			s->v.min_us = v, s->v.batch = true;
 		else if (!strcmp(key, "max_batch_us"))
-			s->max_us = v, s->batch = true;
+			s->v.max_us = v, s->v.batch = true;
 		else if (!strcmp(key, "lru_size"))
-			s->lru_size = v, s->lru = true;
+			s->v.lru_size = v, s->v.lru = true;
 		else
 			return -1;
 	}
@@ -231,59 +231,17 @@ void tunables_saved_drop(const struct tunables_claim *c)
 		unlinkat(c->dirfd, file, 0);
 }
 
-static int restore_bhtune(const struct tunables_saved *s, char *err,
-			  size_t errlen)
-{
-	int e;
-
-	if (s->lru && (e = bhtune_param_set_long("lru_size", s->lru_size))) {
-		snprintf(err, errlen, "putting bhtune's lru_size back to %ld failed: %s",
-			 s->lru_size, strerror(-e));
-		return -1;
-	}
-	if (s->batch && (e = bhtune_batch_set(s->min_us, s->max_us))) {
-		snprintf(err, errlen,
-			 "putting bhtune's batch_min_us, batch_max_us back to %ld, %ld failed: %s",
-			 s->min_us, s->max_us, strerror(-e));
-		return -1;
-	}
-	return 0;
-}
-
-int tunables_saved_restore(const struct tunables_claim *c, const char *mnt,
-			   struct tunables_saved *done, char *err,
-			   size_t errlen)
-{
-	struct tunables_saved s;
-	int found = tunables_saved_read(c, &s, err, errlen);
-
-	if (found <= 0)
-		return found;
-	if ((c->bhtune && !bhtune_loaded()) || (!c->bhtune && (!mnt || !mnt[0]))) {
-		tunables_saved_drop(c);
-		return 0;
-	}
-	if (c->bhtune ? restore_bhtune(&s, err, errlen) :
-	    s.batch && journal_remount_batch(mnt, s.min_us, s.max_us, err,
-					     errlen))
-		return -1;
-	tunables_saved_drop(c);
-	if (done)
-		*done = s;
-	return 1;
-}
-
 void tunables_saved_describe(const struct tunables_saved *s, char *buf,
 			     size_t len)
 {
 	size_t n = 0;
 
 	buf[0] = '\0';
-	if (s->lru)
-		n = snprintf(buf, len, "lru_size %ld", s->lru_size);
-	if (s->batch && n < len)
+	if (s->v.lru)
+		n = snprintf(buf, len, "lru_size %ld", s->v.lru_size);
+	if (s->v.batch && n < len)
 		snprintf(buf + n, len - n, "%sbatch times %ld/%ld us",
-			 n ? ", " : "", s->min_us, s->max_us);
+			 n ? ", " : "", s->v.min_us, s->v.max_us);
 	if (!buf[0])
 		snprintf(buf, len, "nothing");
 }

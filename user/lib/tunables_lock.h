@@ -13,14 +13,16 @@
  * A command that changes them only for a while (sweep) saves what it found
  * in NAME.state (written all or nothing, synced) before its first change
  * and removes it once they are put back. A state file found by the next
- * claimer means its writer died first: tunables_saved_restore() puts the
- * originals back from it.
+ * claimer means its writer died first: tunables_restore() (tunables.h)
+ * puts the originals back from it.
  */
 #ifndef BHSCOPE_TUNABLES_LOCK_H
 #define BHSCOPE_TUNABLES_LOCK_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "lib/tunables.h"
 
 /*
  * Not /run/bhscope: bhscope.service's RuntimeDirectory, which systemd
@@ -41,10 +43,7 @@ struct tunables_claim {
 struct tunables_saved {
 	long pid;		/* the tuner that saved it */
 	char by[32];		/* its command: "sweep" */
-	bool batch;		/* min_us, max_us are to be put back */
-	long min_us, max_us;	/* a journal's; bhtune's (-1: each one's own) */
-	bool lru;		/* lru_size is (bhtune) */
-	long lru_size;
+	struct tunables_values v;	/* what it found */
 };
 
 /* For tests: the directory of the lock and state files (default above). */
@@ -84,19 +83,6 @@ int tunables_saved_read(const struct tunables_claim *c,
 
 /* Removes the claim's state file (none is fine). */
 void tunables_saved_drop(const struct tunables_claim *c);
-
-/*
- * Puts back what a dead tuner saved for this claim, if anything: a
- * journal by remounting mnt with its batch times, bhtune's parameters by
- * writing them; then removes the state file. A journal no longer mounted
- * (its next mount takes its own options) or a bhtune.ko unloaded since
- * leaves nothing to put back: the file is removed. Returns 1 when it put
- * something back (what, in *done if not NULL), 0 when there was nothing,
- * -1 with a one-line reason in err (the state file stays, for the next).
- */
-int tunables_saved_restore(const struct tunables_claim *c, const char *mnt,
-			   struct tunables_saved *done, char *err,
-			   size_t errlen);
 
 /* "lru_size 16, batch times 300/15000 us": what s holds, for messages. */
 void tunables_saved_describe(const struct tunables_saved *s, char *buf,

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Writing the tunables: bhtune's parameters, and ext4's by a remount. */
+/*
+ * Writing the tunables: bhtune's parameters, and ext4's by a remount;
+ * tunables_apply() and tunables_restore() for tune and sweep.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <mntent.h>
@@ -10,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/tunables.h"
+#include "lib/tunables_lock.h"
 
 int bhtune_param_set(const char *name, const char *value)
 {
@@ -153,4 +157,88 @@ int journal_remount_batch(const char *mnt, long min_us, long max_us,
 		return -1;
 	}
 	return 0;
+}
+
+/* Why bhtune refused a write of name, for the one-line error. */
+static const char *refusal(const char *name, int err)
+{
+	if (err == -ENODEV)
+		return "no ext4 journal on that device";
+	if (err != -EINVAL)
+		return strerror(-err);
+	if (strcmp(name, "batch_min_us") && strcmp(name, "batch_max_us"))
+		return "out of range";
+	return "out of range, or a min above a journal's max batch time (the kernel log names it)";
+}
+
+static int bhtune_write(const char *name, long value, char *err,
+			size_t errlen)
+{
+	int e = bhtune_param_set_long(name, value);
+
+	if (e)
+		snprintf(err, errlen, "bhtune refused %s=%ld: %s", name, value,
+			 refusal(name, e));
+	return e ? -1 : 0;
+}
+
+static int bhtune_batch(long min_us, long max_us, char *err, size_t errlen)
+{
+	int e;
+
+	if (min_us == TUNABLES_KEEP || max_us == TUNABLES_KEEP)
+		return min_us != TUNABLES_KEEP ?
+		       bhtune_write("batch_min_us", min_us, err, errlen) :
+		       bhtune_write("batch_max_us", max_us, err, errlen);
+	e = bhtune_batch_set(min_us, max_us);
+	if (e)
+		snprintf(err, errlen,
+			 "bhtune refused batch_min_us=%ld batch_max_us=%ld: %s",
+			 min_us, max_us, refusal("batch_min_us", e));
+	return e ? -1 : 0;
+}
+
+int tunables_apply(const struct tunables_values *v, const char *mnt,
+		   char *err, size_t errlen)
+{
+	int e;
+
+	if (v->batch_dev && (e = bhtune_param_set("batch_dev", v->batch_dev))) {
+		snprintf(err, errlen, "bhtune refused batch_dev=%s: %s",
+			 v->batch_dev, refusal("batch_dev", e));
+		return -1;
+	}
+	if (v->lru && bhtune_write("lru_size", v->lru_size, err, errlen))
+		return -1;
+	if (!v->batch)
+		return 0;
+	if (!mnt)
+		return bhtune_batch(v->min_us, v->max_us, err, errlen);
+	if (v->min_us == TUNABLES_KEEP || v->max_us == TUNABLES_KEEP) {
+		snprintf(err, errlen, "internal: a remount of %s needs both batch times",
+			 mnt);
+		return -1;
+	}
+	return journal_remount_batch(mnt, v->min_us, v->max_us, err, errlen);
+}
+
+int tunables_restore(const struct tunables_claim *c, const char *mnt,
+		     struct tunables_saved *done, char *err, size_t errlen)
+{
+	struct tunables_saved s;
+	int found = tunables_saved_read(c, &s, err, errlen);
+
+	if (found <= 0)
+		return found;
+	if ((c->bhtune && !bhtune_loaded()) || (!c->bhtune && (!mnt || !mnt[0]))) {
+		tunables_saved_drop(c);
+		return 0;
+	}
+	if (c->bhtune ? tunables_apply(&s.v, NULL, err, errlen) :
+	    s.v.batch && tunables_apply(&s.v, mnt, err, errlen))
+		return -1;
+	tunables_saved_drop(c);
+	if (done)
+		*done = s;
+	return 1;
 }

@@ -3,39 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/tunables.h"
 #include "record/record_tunables.h"
 #include "sweep/sweep_tune.h"
-
-static int bhtune_write(const char *name, long v)
-{
-	int err = bhtune_param_set_long(name, v);
-
-	if (err)
-		fprintf(stderr, "bhscope: setting bhtune %s to %ld failed: %s\n",
-			name, v, strerror(-err));
-	return err ? -1 : 0;
-}
-
-static int bhtune_batch(long min_us, long max_us)
-{
-	int err = bhtune_batch_set(min_us, max_us);
-
-	if (err)
-		fprintf(stderr, "bhscope: setting bhtune batch_min_us, batch_max_us to %ld, %ld failed: %s\n",
-			min_us, max_us, strerror(-err));
-	return err ? -1 : 0;
-}
-
-static int remount(const struct sweep_tune *st, long min_us, long max_us)
-{
-	char err[PATH_MAX + 256];
-
-	if (!journal_remount_batch(st->target.mount_point, min_us, max_us,
-				   err, sizeof(err)))
-		return 0;
-	fprintf(stderr, "bhscope: %s\n", err);
-	return -1;
-}
 
 /*
  * Claims what the sweep changes (bhtune's parameters, or the target's
@@ -52,8 +22,7 @@ static int claim(struct sweep_tune *st, bool by_bhtune, char *err,
 	    tunables_claim_journal(&st->claim, t->major, t->minor, t->device,
 				   "sweep", err, errlen))
 		return -1;
-	r = tunables_saved_restore(&st->claim, t->mount_point, &done, err,
-				   errlen);
+	r = tunables_restore(&st->claim, t->mount_point, &done, err, errlen);
 	if (r > 0)
 		tunables_saved_note(&st->claim, &done);
 	return r < 0 ? -1 : 0;
@@ -97,15 +66,14 @@ int sweep_tune_prepare(struct sweep_tune *st, const char *dir, bool lru,
 		return -1;
 	/* the originals: read again, after anything put back */
 	record_tunables_read(&st->target, &j, &b);
-	st->orig_lru = b.lru_size;
-	saved.lru = lru;
-	saved.lru_size = b.lru_size;
+	saved.v.lru = lru;
+	saved.v.lru_size = b.lru_size;
 	if (batch) {
-		saved.batch = true;
+		saved.v.batch = true;
 		st->orig_min = st->batch_by_bhtune ? b.batch_min_us : j.min_batch_us;
 		st->orig_max = st->batch_by_bhtune ? b.batch_max_us : j.max_batch_us;
-		saved.min_us = st->orig_min;
-		saved.max_us = st->orig_max;
+		saved.v.min_us = st->orig_min;
+		saved.v.max_us = st->orig_max;
 	}
 	if (tunables_saved_write(&st->claim, &saved, "sweep", err, errlen))
 		return -1;
@@ -113,60 +81,36 @@ int sweep_tune_prepare(struct sweep_tune *st, const char *dir, bool lru,
 	return 0;
 }
 
-static int apply_batch(struct sweep_tune *st, long min_us, long max_us)
-{
-	long min = min_us >= 0 ? min_us : st->orig_min;
-	long max = max_us >= 0 ? max_us : st->orig_max;
-	char why[128];
-
-	if (!st->batch_by_bhtune) {
-		if (batch_times_check(min, max, why, sizeof(why))) {
-			fprintf(stderr, "bhscope: refused for %s: %s\n",
-				st->target.mount_point, why);
-			return -1;
-		}
-		/* A refused remount changed nothing: there is nothing to restore. */
-		if (remount(st, min, max))
-			return -1;
-		st->batch_set = true;
-		return 0;
-	}
-	/* a refusal puts the old pair back; restored at the end all the same */
-	st->batch_set = true;
-	return bhtune_batch(min, max);	/* bhtune.ko refuses min > max itself */
-}
-
 int sweep_tune_apply(struct sweep_tune *st, long lru_size, long min_us,
 		     long max_us)
 {
-	if (lru_size >= 0) {
-		if (bhtune_write("lru_size", lru_size))
-			return -1;	/* refused: still the original */
-		st->lru_set = true;
-	}
-	if (min_us >= 0 || max_us >= 0)
-		return apply_batch(st, min_us, max_us);
-	return 0;
+	struct tunables_values v = {
+		.lru = lru_size >= 0, .lru_size = lru_size,
+		.batch = min_us >= 0 || max_us >= 0,
+		.min_us = min_us >= 0 ? min_us : st->orig_min,
+		.max_us = max_us >= 0 ? max_us : st->orig_max,
+	};
+	char err[PATH_MAX + 256];
+
+	if (!tunables_apply(&v, st->batch_by_bhtune ? NULL :
+			    st->target.mount_point, err, sizeof(err)))
+		return 0;
+	fprintf(stderr, "bhscope: %s\n", err);
+	return -1;
 }
 
 int sweep_tune_restore(struct sweep_tune *st)
 {
-	int ret = 0;
+	char err[PATH_MAX + 256];
 
-	if (st->lru_set && !bhtune_write("lru_size", st->orig_lru))
-		st->lru_set = false;
-	if (st->batch_set) {
-		ret = st->batch_by_bhtune ?
-			bhtune_batch(st->orig_min, st->orig_max) :
-			remount(st, st->orig_min, st->orig_max);
-		if (!ret)
-			st->batch_set = false;
-	}
-	if (ret || st->lru_set)
+	/* what it saved before its first change: all of it put back */
+	if (!st->saved)
+		return 0;
+	if (tunables_restore(&st->claim, st->target.mount_point, NULL, err,
+			     sizeof(err)) < 0) {
+		fprintf(stderr, "bhscope: %s\n", err);
 		return -1;
-	/* all as found: nothing for a later tuner to put back */
-	if (st->saved)
-		tunables_saved_drop(&st->claim);
+	}
 	st->saved = false;
 	return 0;
 }

@@ -19,11 +19,9 @@
 struct sweep_tune {
 	struct record_target target;
 	bool batch_by_bhtune;		/* else by remount */
-	long orig_lru;
 	long orig_min, orig_max;	/* bhtune's, or the filesystem's */
-	bool lru_set, batch_set;	/* something to restore */
 	struct tunables_claim claim;	/* held from prepare to the end */
-	bool saved;			/* its state file is ours */
+	bool saved;			/* its state file is ours: to put back */
 };
 
 /* A sweep_tune with nothing claimed or changed (before prepare). */
@@ -44,9 +42,9 @@ int sweep_tune_apply(struct sweep_tune *st, long lru_size, long min_us,
 		     long max_us);
 
 /*
- * Puts back what was changed, then removes the state file (kept when
- * something could not be put back, for the next tuner); safe to call more
- * than once.
+ * Puts back the originals it saved (tunables_restore(), as for a sweep
+ * killed first), then removes the state file (kept when something could
+ * not be put back, for the next tuner); safe to call more than once.
  */
 int sweep_tune_restore(struct sweep_tune *st);
 
