@@ -65,7 +65,7 @@ KERNEL_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard user/jbd2/jbd2_load.c \
 		   user/record/record_lru.c \
 		   user/record/record_run.c user/record/record_trace.c \
 		   user/serve/serve_health.c user/serve/serve_http.c \
-		   user/serve/serve_jbd2.c user/serve/serve_lru.c \
+		   user/serve/serve_jbd2_bpf.c user/serve/serve_lru_bpf.c \
 		   user/serve/serve_run.c user/serve/serve_sources.c \
 		   user/sweep/sweep_run.c))
 CORE_OBJS	:= $(filter-out $(KERNEL_OBJS),$(LIB_OBJS))

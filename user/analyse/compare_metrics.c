@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "analyse/compare_metrics.h"
+#include "jbd2/jbd2_table.h"
+#include "lru/lru_table.h"
 #include "record/record_read.h"
 
 struct walk {
@@ -95,60 +97,85 @@ static int jbd2_device(struct walk *w)
 	return best;
 }
 
-static int jbd2_metrics(struct walk *w)
+/* The row of t with compare place pos, or NULL. */
+static const struct figure *compared(const struct figure_table *t, int pos)
 {
-	static const struct {
-		const char *field, *key, *name, *unit;
-		double scale;
-	} m[] = {
-		{ "transactions", "jbd2.transactions", "jbd2 transactions", "", 1 },
-		{ "handles_per_transaction", "jbd2.handles_per_transaction",
-		  "handles/transaction", "", 1 },
-		{ "blocks_per_transaction", "jbd2.blocks_per_transaction",
-		  "blocks/transaction", "", 1 },
-		{ "commit_avg_us", "jbd2.commit_avg_us", "commit latency avg", "us", 1 },
-		{ "commits_per_s", "jbd2.commits_per_s", "commit rate", "commits/s", 1 },
-		{ "sync_handles", "jbd2.sync_handles", "sync handles", "", 1 },
-	};
-	int dev = jbd2_device(w), err;
-	char rel[160];
-	double ns, stops;
+	for (size_t i = 0; i < t->nr; i++)
+		if (t->rows[i].compare_pos == pos)
+			return &t->rows[i];
+	return NULL;
+}
 
-	if (dev < 0)
-		return 0;
-	for (size_t i = 0; i < sizeof(m) / sizeof(*m); i++) {
-		snprintf(rel, sizeof(rel), "jbd2.devices.%d.%s", dev, m[i].field);
-		err = emit(w, rel, m[i].key, m[i].name, m[i].unit, false,
-			   m[i].scale);
+/*
+ * The compared rows of t, in their order, at base (a run's set of figures:
+ * "jbd2.devices.0", "lru.cpus.1"); cpu >= 0: a CPU's, for rows per CPU.
+ */
+static int table_metrics(struct walk *w, const struct figure_table *t,
+			 const char *base, int cpu)
+{
+	const struct figure *f;
+	char rel[160], key[96], name[96], path[192];
+	double scale, num, den;
+	int err;
+
+	for (int pos = 1; (f = compared(t, pos)); pos++) {
+		if (cpu >= 0 && !f->per_cpu)
+			continue;
+		scale = f->scale ? f->scale : 1;
+		if (cpu >= 0) {
+			snprintf(key, sizeof(key), "%s.cpu%d.%s", t->tracer, cpu,
+				 f->json);
+			snprintf(name, sizeof(name), "%s CPU %d", f->compare, cpu);
+		} else {
+			snprintf(key, sizeof(key), "%s.%s", t->tracer, f->json);
+			snprintf(name, sizeof(name), "%s", f->compare);
+		}
+		snprintf(rel, sizeof(rel), "%s.%s", base, f->json);
+		if (!f->per) {
+			err = emit(w, rel, f->compare_key ? f->compare_key : key,
+				   name, f->unit, false, scale);
+			if (err)
+				return err;
+			continue;
+		}
+		/* a ratio of two figures, where both are and the divisor is not 0 */
+		snprintf(path, sizeof(path), "runs.%d.%s", w->run, rel);
+		if (record_get_number(w->root, path, &num, w->err, w->errlen) <= 0)
+			continue;
+		snprintf(path, sizeof(path), "runs.%d.%s.%s", w->run, base, f->per);
+		if (record_get_number(w->root, path, &den, w->err, w->errlen) <= 0 ||
+		    !den)
+			continue;
+		err = w->fn(w->ctx, &(struct metric){
+			f->compare_key ? f->compare_key : key, name, f->unit,
+			false, num / den * scale });
 		if (err)
 			return err;
 	}
-	/* The batching sleep of sync writers, where fentry ran. */
-	snprintf(rel, sizeof(rel), "runs.%d.jbd2.devices.%d.batch_sleep.ns",
-		 w->run, dev);
-	if (record_get_number(w->root, rel, &ns, w->err, w->errlen) <= 0)
-		return 0;
-	snprintf(rel, sizeof(rel), "runs.%d.jbd2.devices.%d.batch_sleep.sync_stops",
-		 w->run, dev);
-	if (record_get_number(w->root, rel, &stops, w->err, w->errlen) <= 0 ||
-	    !stops)
-		return 0;
-	return w->fn(w->ctx, &(struct metric){ "jbd2.batch_sleep_avg_us",
-		"batch sleep avg", "us", false, ns / stops / 1000 });
+	return 0;
 }
 
+/* The jbd2 figures of the workload's journal (jbd2_table). */
+static int jbd2_metrics(struct walk *w)
+{
+	int dev = jbd2_device(w);
+	char base[64];
+
+	if (dev < 0)
+		return 0;
+	figure_path(jbd2_figures_table.run_path, dev, base, sizeof(base));
+	return table_metrics(w, &jbd2_figures_table, base, -1);
+}
+
+/* The LRU figures of every device, then of each CPU (lru_table). */
 static int lru_metrics(struct walk *w)
 {
-	char path[64], rel[96], key[64], name[64];
+	char path[64], base[64];
 	struct json_object *cpus;
 	int err;
 
-	err = emit(w, "lru.total.hit_ratio", "lru.hit_ratio", "LRU hit ratio",
-		   "%", false, 100) ?:
-	      emit(w, "lru.total.hits_per_s", "lru.hits_per_s", "LRU hits",
-		   "hits/s", false, 1) ?:
-	      emit(w, "lru.total.lookups_per_s", "lru.lookups_per_s",
-		   "LRU lookups", "lookups/s", false, 1);
+	err = table_metrics(w, &lru_figures_table, lru_figures_table.run_path,
+			    -1);
 	if (err)
 		return err;
 	snprintf(path, sizeof(path), "runs.%d.lru.cpus", w->run);
@@ -156,16 +183,9 @@ static int lru_metrics(struct walk *w)
 	if (!json_object_is_type(cpus, json_type_array))
 		return 0;
 	for (size_t c = 0; c < json_object_array_length(cpus); c++) {
-		snprintf(rel, sizeof(rel), "lru.cpus.%zu.hit_ratio", c);
-		snprintf(key, sizeof(key), "lru.cpu%zu.hit_ratio", c);
-		snprintf(name, sizeof(name), "LRU hit ratio CPU %zu", c);
-		err = emit(w, rel, key, name, "%", false, 100);
-		if (err)
-			return err;
-		snprintf(rel, sizeof(rel), "lru.cpus.%zu.hits_per_s", c);
-		snprintf(key, sizeof(key), "lru.cpu%zu.hits_per_s", c);
-		snprintf(name, sizeof(name), "LRU hits CPU %zu", c);
-		err = emit(w, rel, key, name, "hits/s", false, 1);
+		figure_path(lru_figures_table.cpu_path, (long)c, base,
+			    sizeof(base));
+		err = table_metrics(w, &lru_figures_table, base, (int)c);
 		if (err)
 			return err;
 	}

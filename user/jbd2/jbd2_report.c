@@ -6,6 +6,7 @@
 #include "lib/hist.h"
 #include "lib/hz.h"
 #include "jbd2/jbd2_report.h"
+#include "jbd2/jbd2_table.h"
 #include "lib/ticker.h"
 #include "lib/json_out.h"
 
@@ -17,6 +18,17 @@ const char *const jbd2_phase_names[JBD2_NR_PHASES] = {
 	[JBD2_PHASE_FLUSHING] = "flushing",
 	[JBD2_PHASE_LOGGING] = "logging",
 };
+
+/* What holds for the rows: the probes, and whether lost runs are known. */
+static struct jbd2_table_status status_of(const struct jbd2_report_ctx *ctx,
+					  const struct jbd2_snapshot *delta)
+{
+	return (struct jbd2_table_status){
+		.checkpoints = ctx->checkpoints.available,
+		.batch_sleep = ctx->batch_sleep.available,
+		.lost_known = delta && delta->lost_known,
+	};
+}
 
 static double ratio(uint64_t num, uint64_t den)
 {
@@ -68,25 +80,51 @@ static void text_batch_sleep(FILE *out, const struct jbd2_report_ctx *ctx,
 	hist_print_log2(out, s->batch_us_hist, BHSCOPE_LOG2_SLOTS, "usecs");
 }
 
+/* The per-CPU table's columns: the rows with a text place. */
+static const struct figure *cpu_col(const struct jbd2_report_ctx *ctx,
+				    int pos)
+{
+	struct jbd2_table_status st = status_of(ctx, NULL);
+
+	for (size_t i = 0; i < jbd2_table_len; i++)
+		if (jbd2_table[i].text_pos == pos &&
+		    jbd2_table_available(&jbd2_table[i], &st))
+			return &jbd2_table[i];
+	return NULL;
+}
+
 static void text_per_cpu(FILE *out, const struct jbd2_report_ctx *ctx,
 			 const struct jbd2_snapshot *delta,
 			 const struct jbd2_dev_snapshot *d)
 {
-	fprintf(out, "  %4s %12s %12s %12s %12s\n", "CPU", "handles",
-		"sync", "commits", ctx->batch_sleep.available ? "stop avg us" :
-								   "");
-	for (int c = 0; c < delta->nr_cpus; c++) {
-		const struct jbd2_dev_stats *s = &d->cpu[c];
+	const struct figure *f;
 
-		if (!s->handles_stopped && !s->commits && !s->batch_stops)
+	fprintf(out, "  %4s", "CPU");
+	for (int pos = 1; pos <= (int)jbd2_table_len; pos++)
+		if ((f = cpu_col(ctx, pos)))
+			fprintf(out, " %*s", f->text_width, f->text);
+	fprintf(out, "\n");
+	for (int c = 0; c < delta->nr_cpus; c++) {
+		struct jbd2_table_in in = { .s = &d->cpu[c], .d = d,
+					    .hz = ctx->hz };
+
+		if (!in.s->handles_stopped && !in.s->commits &&
+		    !in.s->batch_stops)
 			continue;
-		fprintf(out, "  %4d %12llu %12llu %12llu", c,
-			(unsigned long long)s->handles_stopped,
-			(unsigned long long)s->sync_handles,
-			(unsigned long long)s->commits);
-		if (ctx->batch_sleep.available)
-			fprintf(out, " %12.1f",
-				ratio(s->batch_ns, s->batch_stops) / 1000.0);
+		fprintf(out, "  %4d", c);
+		for (int pos = 1; pos <= (int)jbd2_table_len; pos++) {
+			double v;
+
+			f = cpu_col(ctx, pos);
+			if (!f)
+				continue;
+			v = jbd2_table_value(f, &in);
+			if (f->kind == FIGURE_COUNT)
+				fprintf(out, " %*llu", f->text_width,
+					(unsigned long long)v);
+			else
+				fprintf(out, " %*.1f", f->text_width, v);
+		}
 		fprintf(out, "\n");
 	}
 }
@@ -159,16 +197,6 @@ void jbd2_report_text(FILE *out, const struct jbd2_report_ctx *ctx,
 	fflush(out);
 }
 
-static void add_u64(struct json_object *o, const char *k, uint64_t v)
-{
-	json_object_object_add(o, k, json_object_new_uint64(v));
-}
-
-static void add_double(struct json_object *o, const char *k, double v)
-{
-	json_object_object_add(o, k, json_out_double(v));
-}
-
 static struct json_object *json_status(const struct probe_status *st)
 {
 	struct json_object *o = json_object_new_object();
@@ -184,107 +212,63 @@ static struct json_object *json_status(const struct probe_status *st)
 	return o;
 }
 
-static struct json_object *json_cpu(int cpu, const struct jbd2_dev_stats *s,
+/* One CPU of a journal: its rows with a per-CPU key, where they hold. */
+static struct json_object *json_cpu(int cpu, const struct jbd2_table_in *in,
 				    const struct jbd2_report_ctx *ctx)
 {
 	struct json_object *o = json_object_new_object();
+	struct jbd2_table_status st = status_of(ctx, NULL);
 
 	json_object_object_add(o, "cpu", json_object_new_int(cpu));
-	add_u64(o, "handles_stopped", s->handles_stopped);
-	add_u64(o, "sync_handles", s->sync_handles);
-	add_u64(o, "commits", s->commits);
-	if (ctx->batch_sleep.available) {
-		add_u64(o, "batch_stops", s->batch_stops);
-		add_u64(o, "batch_ns", s->batch_ns);
+	for (size_t i = 0; i < jbd2_table_len; i++) {
+		const struct figure *f = &jbd2_table[i];
+
+		if (!f->json_cpu || !jbd2_table_available(f, &st) ||
+		    ((f->flags & FIGURE_DETAIL) && !ctx->cpu_hists))
+			continue;
+		json_object_object_add(o, f->json_cpu, jbd2_table_json(f, in));
 	}
-	if (!ctx->cpu_hists)
-		return o;
-	json_object_object_add(o, "handles_per_transaction_hist",
-			       hist_log2_json(s->handles_hist, BHSCOPE_LOG2_SLOTS));
-	json_object_object_add(o, "commit_us_hist",
-			       hist_log2_json(s->commit_us_hist, BHSCOPE_LOG2_SLOTS));
-	if (ctx->batch_sleep.available)
-		json_object_object_add(o, "batch_us_hist",
-				       hist_log2_json(s->batch_us_hist,
-						      BHSCOPE_LOG2_SLOTS));
 	return o;
+}
+
+/* The rows from src into o; null (a group: null as a whole) if unavailable. */
+static void json_rows(struct json_object *o, const struct jbd2_table_status *st,
+		      enum jbd2_table_from src, const struct jbd2_table_in *in)
+{
+	for (size_t i = 0; i < jbd2_table_len; i++) {
+		const struct figure *f = &jbd2_table[i];
+		bool in_journal = f->from == JBD2_FROM_DEV ||
+				  f->from == JBD2_FROM_JOURNAL;
+
+		if (!f->json || (src == JBD2_FROM_SNAP ?
+				 f->from != JBD2_FROM_SNAP : !in_journal))
+			continue;
+		figure_json_put(o, f->json, jbd2_table_available(f, st) ?
+				jbd2_table_json(f, in) : NULL);
+	}
 }
 
 static struct json_object *json_device(const struct jbd2_report_ctx *ctx,
 				       const struct jbd2_snapshot *delta,
 				       const struct jbd2_dev_snapshot *d)
 {
-	const struct jbd2_dev_stats *s = &d->total;
-	struct json_object *o = json_object_new_object(), *ph, *chp, *cpus;
+	struct jbd2_table_status st = status_of(ctx, delta);
+	struct jbd2_table_in in = { .s = &d->total, .d = d, .snap = delta,
+				    .elapsed_s = ctx->elapsed_s, .hz = ctx->hz };
+	struct json_object *o = json_object_new_object(), *cpus;
 	char name[64], nums[32];
 
 	devname_of(d->kdev, name, sizeof(name));
 	devname_numbers(d->kdev, nums, sizeof(nums));
 	json_object_object_add(o, "dev", json_object_new_string(nums));
 	json_object_object_add(o, "name", json_object_new_string(name));
-	add_u64(o, "transactions", s->transactions);
-	add_double(o, "transactions_per_s", s->transactions / ctx->elapsed_s);
-	add_u64(o, "commits", s->commits);
-	add_double(o, "commits_per_s", s->commits / ctx->elapsed_s);
-	add_u64(o, "sync_commits", s->sync_commits);
-	add_u64(o, "handles", s->handles);
-	add_u64(o, "blocks", s->blocks);
-	add_u64(o, "blocks_logged", s->blocks_logged);
-	add_double(o, "handles_per_transaction", ratio(s->handles, s->transactions));
-	add_double(o, "blocks_per_transaction", ratio(s->blocks, s->transactions));
-	add_double(o, "logged_blocks_per_transaction",
-		   ratio(s->blocks_logged, s->transactions));
-	json_object_object_add(o, "handles_per_transaction_hist",
-			       hist_log2_json(s->handles_hist, BHSCOPE_LOG2_SLOTS));
-	add_u64(o, "handles_stopped", s->handles_stopped);
-	add_u64(o, "sync_handles", s->sync_handles);
-
-	ph = json_object_new_object();
-	for (int p = 0; p < JBD2_NR_PHASES; p++) {
-		add_u64(ph, jbd2_phase_names[p], s->phase_jiffies[p]);
-	}
-	json_object_object_add(o, "phase_jiffies", ph);
-	ph = json_object_new_object();
-	for (int p = 0; p < JBD2_NR_PHASES; p++)
-		add_double(ph, jbd2_phase_names[p],
-			   s->transactions ?
-				   jiffies_to_ms(s->phase_jiffies[p], ctx->hz) /
-					   s->transactions : 0.0);
-	json_object_object_add(o, "phase_avg_ms", ph);
-
-	add_u64(o, "commit_ns", s->commit_ns);
-	add_double(o, "commit_avg_us", ratio(s->commit_ns, s->commits) / 1000.0);
-	add_double(o, "commit_ewma_us", d->avg_commit_ns / 1000.0);
-	json_object_object_add(o, "commit_us_hist",
-			       hist_log2_json(s->commit_us_hist, BHSCOPE_LOG2_SLOTS));
-
-	if (ctx->checkpoints.available) {
-		chp = json_object_new_object();
-		add_u64(chp, "transactions", s->checkpoints);
-		add_u64(chp, "jiffies", s->chp_jiffies);
-		add_u64(chp, "written", s->chp_written);
-		add_u64(chp, "dropped", s->chp_dropped);
-		add_u64(chp, "forced_to_close", s->chp_forced_to_close);
-		json_object_object_add(o, "checkpoints", chp);
-	} else {
-		json_object_object_add(o, "checkpoints", NULL);
-	}
-	if (ctx->batch_sleep.available) {
-		chp = json_object_new_object();
-		add_u64(chp, "sync_stops", s->batch_stops);
-		add_u64(chp, "ns", s->batch_ns);
-		json_object_object_add(chp, "us_hist",
-				       hist_log2_json(s->batch_us_hist,
-						      BHSCOPE_LOG2_SLOTS));
-		json_object_object_add(o, "batch_sleep", chp);
-	} else {
-		/* null, not zero: the figure was not measured. */
-		json_object_object_add(o, "batch_sleep", NULL);
-	}
+	json_rows(o, &st, JBD2_FROM_DEV, &in);
 	if (ctx->per_cpu) {
 		cpus = json_object_new_array();
-		for (int c = 0; c < delta->nr_cpus; c++)
-			json_object_array_add(cpus, json_cpu(c, &d->cpu[c], ctx));
+		for (int c = 0; c < delta->nr_cpus; c++) {
+			in.s = &d->cpu[c];
+			json_object_array_add(cpus, json_cpu(c, &in, ctx));
+		}
 		json_object_object_add(o, "cpus", cpus);
 	}
 	return o;
@@ -295,14 +279,16 @@ struct json_object *jbd2_report_json(const struct jbd2_report_ctx *ctx,
 {
 	struct json_object *o = json_out_envelope(JBD2_JSON_SCHEMA), *devs, *probes;
 
+	struct jbd2_table_status st = status_of(ctx, delta);
+	struct jbd2_table_in in = { .snap = delta };
+
 	/* Microseconds are plenty; the rest is clock noise. */
-	add_double(o, "interval_s", round(ctx->elapsed_s * 1e6) / 1e6);
+	json_object_object_add(o, "interval_s",
+			       json_out_double(round(ctx->elapsed_s * 1e6) / 1e6));
 	json_object_object_add(o, "hz", json_object_new_int(ctx->hz));
 	json_object_object_add(o, "final", json_object_new_boolean(ctx->final));
-	add_u64(o, "dropped_events", delta->dropped_events);
-	/* null, not 0: the kernel does not count them (see the text) */
-	json_object_object_add(o, "lost_events", delta->lost_known ?
-			       json_object_new_uint64(delta->lost_events) : NULL);
+	/* lost_events: null, not 0, where the kernel does not count them */
+	json_rows(o, &st, JBD2_FROM_SNAP, &in);
 	probes = json_object_new_object();
 	json_object_object_add(probes, "events", json_status(&ctx->events));
 	json_object_object_add(probes, "batch_sleep", json_status(&ctx->batch_sleep));

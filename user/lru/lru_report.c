@@ -8,6 +8,7 @@
 #include "lib/hist.h"
 #include "lru/lru_curve.h"
 #include "lru/lru_report.h"
+#include "lru/lru_table.h"
 #include "lib/ticker.h"
 #include "lib/json_out.h"
 
@@ -29,35 +30,58 @@ static void fmt_ratio(char *buf, size_t len, double r)
 		snprintf(buf, len, "%.2f%%", 100.0 * r);
 }
 
+/* The device (or CPU) table's columns: its rows with a text place. */
+static const struct figure *text_col(const struct lru_report_ctx *ctx,
+				     int pos)
+{
+	for (size_t i = 0; i < lru_table_len; i++)
+		if (lru_table[i].from == LRU_FROM_DEV &&
+		    lru_table[i].text_pos == pos &&
+		    lru_table_text_available(&lru_table[i], ctx->hooks,
+					     ctx->whatif))
+			return &lru_table[i];
+	return NULL;
+}
+
 static void text_header(FILE *out, const struct lru_report_ctx *ctx,
 			const char *what)
 {
-	if (has_lookups(ctx))
-		fprintf(out, "%-12s %10s %8s %10s %10s %9s %8s %9s %9s\n", what,
-			"LOOKUPS/s", "HIT%", "HITS", "INSTALLED", "NOT-INST",
-			"ABSENT", "EVICTED", "UNSYNCED");
-	else
-		fprintf(out, "%-12s %10s %10s\n", what, "HITS/s", "HITS");
+	const struct figure *f;
+
+	fprintf(out, "%-12s", what);
+	for (int pos = 1; pos <= (int)lru_table_len; pos++)
+		if ((f = text_col(ctx, pos)))
+			fprintf(out, " %*s", f->text_width, f->text);
+	fprintf(out, "\n");
 }
 
 static void text_row(FILE *out, const struct lru_report_ctx *ctx,
 		     const char *label, const struct lru_dev_stats *s)
 {
-	char hit[16];
+	struct lru_table_in in = { .s = s, .elapsed_s = ctx->elapsed_s };
+	const struct figure *f;
+	char buf[16];
 
-	if (!has_lookups(ctx)) {
-		fprintf(out, "%-12s %10.1f %10llu\n", label,
-			s->hits / ctx->elapsed_s, (unsigned long long)s->hits);
-		return;
+	fprintf(out, "%-12s", label);
+	for (int pos = 1; pos <= (int)lru_table_len; pos++) {
+		double v;
+
+		f = text_col(ctx, pos);
+		if (!f)
+			continue;
+		v = lru_table_value(f, &in);
+		if (f->kind == FIGURE_COUNT) {
+			fprintf(out, " %*llu", f->text_width,
+				(unsigned long long)v);
+			continue;
+		}
+		if (f->kind == FIGURE_RATIO)
+			fmt_ratio(buf, sizeof(buf), v);
+		else
+			snprintf(buf, sizeof(buf), "%.1f", v);
+		fprintf(out, " %*s", f->text_width, buf);
 	}
-	fmt_ratio(hit, sizeof(hit), lru_hit_ratio(s));
-	fprintf(out, "%-12s %10.1f %8s %10llu %10llu %9llu %8llu %9llu %9llu\n",
-		label, s->lookups / ctx->elapsed_s, hit,
-		(unsigned long long)s->hits, (unsigned long long)s->installed,
-		(unsigned long long)s->not_installed,
-		(unsigned long long)s->absent,
-		(unsigned long long)s->evictions,
-		(unsigned long long)s->unsynced);
+	fprintf(out, "\n");
 }
 
 static void text_devices(FILE *out, const struct lru_report_ctx *ctx,
@@ -95,18 +119,19 @@ static void text_cpus(FILE *out, const struct lru_report_ctx *ctx,
 	}
 }
 
-/* Lookups that ran and are in no figure (lru_snapshot_lost()). */
-static uint64_t lost_lookups(const struct lru_report_ctx *ctx,
-			     const struct lru_snapshot *delta)
+/* What the rows over everything read. */
+static struct lru_table_in totals_in(const struct lru_report_ctx *ctx,
+				     const struct lru_snapshot *delta,
+				     const struct lru_dev_stats *total,
+				     struct lru_cpu_counters *c)
 {
-	return lru_snapshot_lost(delta, ctx->hooks->mode == LRU_MODE_KPROBE);
-}
-
-/* Unsynced lookups, those of no known device included. */
-static uint64_t unsynced_all(const struct lru_dev_stats *total,
-			     const struct lru_cpu_counters *c)
-{
-	return total->unsynced + c->unsynced_nodev;
+	lru_snapshot_counters_total(delta, c);
+	return (struct lru_table_in){
+		.s = total, .c = c, .snap = delta, .total = total,
+		.elapsed_s = ctx->elapsed_s,
+		.by_entries = ctx->hooks->mode == LRU_MODE_KPROBE,
+		.lru_size = ctx->lru_size, .whatif = ctx->whatif,
+	};
 }
 
 /*
@@ -138,11 +163,9 @@ static void text_missing(FILE *out, const struct lru_report_ctx *ctx,
 			 const struct lru_dev_stats *total)
 {
 	struct lru_cpu_counters c;
-	uint64_t lost = lost_lookups(ctx, delta), uns, all;
-
-	lru_snapshot_counters_total(delta, &c);
-	uns = unsynced_all(total, &c);
-	all = total->lookups + c.unsynced_nodev + lost;
+	struct lru_table_in in = totals_in(ctx, delta, total, &c);
+	uint64_t lost = lru_table_lost(&in), uns = lru_table_unsynced_all(&in);
+	uint64_t all = total->lookups + c.unsynced_nodev + lost;
 	if (!all)
 		return;
 	fprintf(out, "unsynced: %llu lookups (%.2f%%), outcome not provable; "
@@ -156,34 +179,32 @@ static void text_missing(FILE *out, const struct lru_report_ctx *ctx,
 	text_ratio_range(out, total);
 }
 
+/* The LRU's own counters, one line: their rows with a text place. */
 static void text_counters(FILE *out, const struct lru_report_ctx *ctx,
-			  const struct lru_snapshot *delta)
+			  const struct lru_snapshot *delta,
+			  const struct lru_dev_stats *total)
 {
-	const struct probe_status *fig = ctx->hooks->fig;
 	struct lru_cpu_counters c;
+	struct lru_table_in in = totals_in(ctx, delta, total, &c);
+	int said = 0;
 
-	lru_snapshot_counters_total(delta, &c);
 	if (!has_lookups(ctx))
 		return;
-	fprintf(out, "LRU found emptied: %llu", (unsigned long long)c.resets);
-	if (c.resyncs)
-		fprintf(out, "; model re-read (unseen changes): %llu",
-			(unsigned long long)c.resyncs);
-	if (fig[LRU_FIG_INVALIDATIONS].available &&
-	    ctx->hooks->mode != LRU_MODE_BHTUNE)
-		fprintf(out, "; invalidate_bh_lrus: %llu, invalidate_bh_lrus_cpu: %llu",
-			(unsigned long long)c.invalidate_all,
-			(unsigned long long)c.invalidate_cpu);
-	if (fig[LRU_FIG_INSTALLS].available)
-		fprintf(out, "; bh_lru_install calls: %llu",
-			(unsigned long long)c.install_calls);
-	if (fig[LRU_FIG_TRACE].available)
-		fprintf(out, "; trace: %llu events, %llu lost",
-			(unsigned long long)c.events,
-			(unsigned long long)c.events_lost);
-	if (c.devs_dropped)
-		fprintf(out, "; lookups of untracked devices (over %d): %llu",
-			BHSCOPE_MAX_DEVS, (unsigned long long)c.devs_dropped);
+	for (int pos = 1; pos <= (int)lru_table_len; pos++) {
+		for (size_t i = 0; i < lru_table_len; i++) {
+			const struct figure *f = &lru_table[i];
+			uint64_t v;
+
+			if (f->from == LRU_FROM_DEV || f->text_pos != pos ||
+			    !lru_table_text_available(f, ctx->hooks, ctx->whatif))
+				continue;
+			v = (uint64_t)lru_table_value(f, &in);
+			if ((f->flags & FIGURE_NONZERO) && !v)
+				continue;
+			fprintf(out, said++ ? (f->flags & FIGURE_JOIN) ? ", " : "; " : "");
+			fprintf(out, f->text, (unsigned long long)v);
+		}
+	}
 	fprintf(out, "\n");
 	if (delta->emptied_misses)
 		fprintf(out, "emptyings unseen: %llu runs of the invalidation probes skipped by the kernel: %s\n",
@@ -292,7 +313,7 @@ void lru_report_text(FILE *out, const struct lru_report_ctx *ctx,
 	}
 	if (has_lookups(ctx))
 		text_missing(out, ctx, delta, &total);
-	text_counters(out, ctx, delta);
+	text_counters(out, ctx, delta, &total);
 	if (has_lookups(ctx) && ctx->whatif && lru_classified(&total)) {
 		if (ctx->per_cpu)
 			cpus = calloc(delta->nr_cpus, sizeof(*cpus));
@@ -307,11 +328,6 @@ void lru_report_text(FILE *out, const struct lru_report_ctx *ctx,
 		lru_selfcost_print(out, ctx->selfcost);
 	fprintf(out, "\n");
 	fflush(out);
-}
-
-static void add_u64(struct json_object *o, const char *k, uint64_t v)
-{
-	json_object_object_add(o, k, json_object_new_uint64(v));
 }
 
 struct json_object *lru_curve_json(const struct lru_dev_stats *s, int lo,
@@ -334,104 +350,36 @@ struct json_object *lru_curve_json(const struct lru_dev_stats *s, int lo,
 	return o;
 }
 
-/* [lo, hi]: the hit ratio over every lookup (lru_hit_ratio_range()). */
-static struct json_object *json_ratio_range(const struct lru_dev_stats *s)
+/* The rows from one source into o: null, or absent, where unavailable. */
+static void json_rows(struct json_object *o, const struct lru_report_ctx *ctx,
+		      enum lru_table_from from, const struct lru_table_in *in)
 {
-	struct json_object *a = json_object_new_array();
-	double lo, hi;
+	for (size_t i = 0; i < lru_table_len; i++) {
+		const struct figure *f = &lru_table[i];
+		bool avail;
 
-	lru_hit_ratio_range(s, &lo, &hi);
-	json_object_array_add(a, json_out_double(lo));
-	json_object_array_add(a, json_out_double(hi));
-	return a;
+		if (from == LRU_FROM_COUNTERS ?
+		    f->from != LRU_FROM_COUNTERS && f->from != LRU_FROM_SNAP :
+		    f->from != (int)from)
+			continue;
+		avail = lru_table_available(f, ctx->hooks, ctx->whatif);
+		if (!avail && (f->flags & FIGURE_OMIT))
+			continue;
+		figure_json_put(o, f->json, avail ? lru_table_json(f, in) : NULL);
+	}
 }
 
 /* One set of figures; null for those this kernel cannot measure. */
 static struct json_object *json_stats(const struct lru_report_ctx *ctx,
 				      const struct lru_dev_stats *s)
 {
-	struct json_object *o = json_object_new_object(), *slots;
-	bool lk = has_lookups(ctx);
-
-	add_u64(o, "hits", s->hits);
-	json_object_object_add(o, "hits_per_s",
-			       json_out_double(s->hits / ctx->elapsed_s));
-	if (!lk) {
-		static const char *const unknown[] = {
-			"lookups", "lookups_per_s", "hit_ratio", "installed",
-			"not_installed", "absent", "unsynced", "evictions",
-			"slots", "whatif", "hit_ratio_range", "unsynced_misses",
-		};
-
-		for (size_t i = 0; i < sizeof(unknown) / sizeof(*unknown); i++)
-			json_object_object_add(o, unknown[i], NULL);
-		return o;
-	}
-	add_u64(o, "lookups", s->lookups);
-	json_object_object_add(o, "lookups_per_s",
-			       json_out_double(s->lookups / ctx->elapsed_s));
-	json_object_object_add(o, "hit_ratio", json_out_double(lru_hit_ratio(s)));
-	add_u64(o, "installed", s->installed);
-	add_u64(o, "not_installed", s->not_installed);
-	add_u64(o, "absent", s->absent);
-	add_u64(o, "unsynced", s->unsynced);
-	add_u64(o, "unsynced_misses", s->unsynced_misses);
-	json_object_object_add(o, "hit_ratio_range", json_ratio_range(s));
-	add_u64(o, "evictions", s->evictions);
-	slots = json_object_new_array();
-	for (int i = 0; i < ctx->lru_size && i < BHSCOPE_LRU_DEPTH_MAX; i++)
-		json_object_array_add(slots, json_object_new_uint64(s->dist[i]));
-	json_object_object_add(o, "slots", slots);
-	json_object_object_add(o, "whatif", ctx->whatif ?
-			       lru_curve_json(s, 1, ctx->whatif) : NULL);
-	return o;
-}
-
-static struct json_object *json_counters(const struct lru_report_ctx *ctx,
-					 const struct lru_snapshot *delta)
-{
-	const struct probe_status *fig = ctx->hooks->fig;
 	struct json_object *o = json_object_new_object();
-	bool lk = has_lookups(ctx), inval = fig[LRU_FIG_INVALIDATIONS].available &&
-					   ctx->hooks->mode != LRU_MODE_BHTUNE;
-	struct lru_cpu_counters c;
+	struct lru_table_in in = {
+		.s = s, .elapsed_s = ctx->elapsed_s,
+		.lru_size = ctx->lru_size, .whatif = ctx->whatif,
+	};
 
-	lru_snapshot_counters_total(delta, &c);
-	json_object_object_add(o, "resets", lk ? json_object_new_uint64(c.resets) : NULL);
-	json_object_object_add(o, "invalidate_bh_lrus", inval ?
-			       json_object_new_uint64(c.invalidate_all) : NULL);
-	json_object_object_add(o, "invalidate_bh_lrus_cpu", inval ?
-			       json_object_new_uint64(c.invalidate_cpu) : NULL);
-	json_object_object_add(o, "install_calls",
-			       fig[LRU_FIG_INSTALLS].available ?
-			       json_object_new_uint64(c.install_calls) : NULL);
-	json_object_object_add(o, "trace_events", fig[LRU_FIG_TRACE].available ?
-			       json_object_new_uint64(c.events) : NULL);
-	json_object_object_add(o, "trace_lost", fig[LRU_FIG_TRACE].available ?
-			       json_object_new_uint64(c.events_lost) : NULL);
-	add_u64(o, "untracked_device_lookups", c.devs_dropped);
-	json_object_object_add(o, "lookups_lost_busy", lk ?
-			       json_object_new_uint64(c.lookups_lost) : NULL);
-	json_object_object_add(o, "entry_misses", lk ?
-			       json_object_new_uint64(delta->entry_misses) : NULL);
-	json_object_object_add(o, "exit_misses", lk ?
-			       json_object_new_uint64(delta->exit_misses) : NULL);
-	json_object_object_add(o, "emptied_misses", lk ?
-			       json_object_new_uint64(delta->emptied_misses) : NULL);
-	json_object_object_add(o, "entries", lk ?
-			       json_object_new_uint64(c.entries) : NULL);
-	json_object_object_add(o, "exits", lk ?
-			       json_object_new_uint64(c.exits) : NULL);
-	json_object_object_add(o, "resyncs", lk ?
-			       json_object_new_uint64(c.resyncs) : NULL);
-	json_object_object_add(o, "ghost_not_installed", lk ?
-			       json_object_new_uint64(c.ghost_not_installed) : NULL);
-	json_object_object_add(o, "ghost_absent", lk ?
-			       json_object_new_uint64(c.ghost_absent) : NULL);
-	json_object_object_add(o, "full_checks", lk ?
-			       json_object_new_uint64(c.full_checks) : NULL);
-	json_object_object_add(o, "unsynced_nodev", lk ?
-			       json_object_new_uint64(c.unsynced_nodev) : NULL);
+	json_rows(o, ctx, LRU_FROM_DEV, &in);
 	return o;
 }
 
@@ -462,53 +410,13 @@ static struct json_object *json_no_figures(const struct lru_report_ctx *ctx,
 	return o;
 }
 
-/*
- * lost_lookups and unsynced_lookups (every device, and none), with their
- * shares of all lookups, and how exact the what-if sizes are; null where
- * lookups are not seen.
- */
-static void json_missing(struct json_object *o,
-			 const struct lru_report_ctx *ctx,
-			 const struct lru_snapshot *delta,
-			 const struct lru_dev_stats *total)
-{
-	struct lru_cpu_counters c;
-	uint64_t lost, uns, all;
-	char exact[32];
-
-	if (!has_lookups(ctx)) {
-		json_object_object_add(o, "lost_lookups", NULL);
-		json_object_object_add(o, "lost_lookups_complete", NULL);
-		json_object_object_add(o, "unsynced_lookups", NULL);
-		json_object_object_add(o, "whatif_exact_sizes", NULL);
-		json_object_object_add(o, "whatif_above", NULL);
-		return;
-	}
-	lru_snapshot_counters_total(delta, &c);
-	lost = lost_lookups(ctx, delta);
-	uns = unsynced_all(total, &c);
-	all = total->lookups + c.unsynced_nodev + lost;
-	add_u64(o, "lost_lookups", lost);
-	/* false: a lower bound, the kernel does not count skipped runs */
-	json_object_object_add(o, "lost_lookups_complete",
-			       json_object_new_boolean(delta->misses_known));
-	add_u64(o, "unsynced_lookups", uns);
-	json_object_object_add(o, "lost_share",
-			       json_out_double(all ? (double)lost / all : NAN));
-	json_object_object_add(o, "unsynced_share",
-			       json_out_double(all ? (double)uns / all : NAN));
-	snprintf(exact, sizeof(exact), "1-%d", ctx->lru_size);
-	json_object_object_add(o, "whatif_exact_sizes",
-			       json_object_new_string(exact));
-	json_object_object_add(o, "whatif_above",
-			       ctx->whatif > ctx->lru_size ?
-			       json_object_new_string(lru_whatif_above(&c)) : NULL);
-}
-
 struct json_object *lru_report_json(const struct lru_report_ctx *ctx,
 				    const struct lru_snapshot *delta)
 {
 	struct json_object *o = json_out_envelope(LRU_JSON_SCHEMA), *arr, *d;
+	struct json_object *counters;
+	struct lru_cpu_counters c;
+	struct lru_table_in in;
 	struct lru_dev_stats s;
 	char name[64], nums[32];
 
@@ -526,7 +434,8 @@ struct json_object *lru_report_json(const struct lru_report_ctx *ctx,
 
 	lru_snapshot_total(delta, &s);
 	json_object_object_add(o, "total", json_stats(ctx, &s));
-	json_missing(o, ctx, delta, &s);
+	in = totals_in(ctx, delta, &s, &c);
+	json_rows(o, ctx, LRU_FROM_TOTALS, &in);
 	arr = json_object_new_array();
 	for (int i = 0; i < delta->nr_devs; i++) {
 		if (!active(&delta->devs[i].total))
@@ -549,7 +458,9 @@ struct json_object *lru_report_json(const struct lru_report_ctx *ctx,
 		}
 		json_object_object_add(o, "cpus", arr);
 	}
-	json_object_object_add(o, "counters", json_counters(ctx, delta));
+	counters = json_object_new_object();
+	json_rows(counters, ctx, LRU_FROM_COUNTERS, &in);
+	json_object_object_add(o, "counters", counters);
 	json_object_object_add(o, "unavailable", json_unavailable(ctx->hooks));
 	if (ctx->selfcost)
 		json_object_object_add(o, "self_cost",

@@ -2,7 +2,7 @@
 /*
  * What a record must look like before anything reads it: the schema, and
  * the type and range of every field a reader (compare, its chart, sweep's
- * table) takes from it. A record is hostile input: a NaN, an Infinity, a
+ * table) takes from it; the tracers' figures from their tables. A record is hostile input: a NaN, an Infinity, a
  * null where a string belongs or a million CPUs is refused here, with the
  * field's path, and never reaches a figure.
  */
@@ -14,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jbd2/jbd2_table.h"
+#include "lib/why.h"
+#include "lru/lru_table.h"
 #include "record/record_read.h"
 #include "record/record_schema.h"
-#include "lib/why.h"
 
 /* Rates (ops/s, files/s, lookups/s) and times in us: far above any host. */
 #define RATE_MAX	1e15
@@ -93,30 +95,17 @@ static const struct field fields[] = {
 	RATE("runs.*.result.results.avg_latency_us"),
 	OBJ("runs.*.fs_mark", NUL),
 	RATE("runs.*.fs_mark.files_per_sec"),
+	/* the tracers' figures: each compared row of their tables, below */
 	OBJ("runs.*.jbd2", NUL),
 	{ "runs.*.jbd2.devices", W_ARRAY, NUL, 0, 65536 },
 	OBJ("runs.*.jbd2.devices.*", 0),
 	{ "runs.*.jbd2.devices.*.dev", W_STRING, 0, 0, 32 },
-	COUNT("runs.*.jbd2.devices.*.transactions"),
-	RATE("runs.*.jbd2.devices.*.handles_per_transaction"),
-	RATE("runs.*.jbd2.devices.*.blocks_per_transaction"),
-	RATE("runs.*.jbd2.devices.*.commit_avg_us"),
-	RATE("runs.*.jbd2.devices.*.commits_per_s"),
-	COUNT("runs.*.jbd2.devices.*.sync_handles"),
-	OBJ("runs.*.jbd2.devices.*.batch_sleep", NUL),
-	COUNT("runs.*.jbd2.devices.*.batch_sleep.ns"),
-	COUNT("runs.*.jbd2.devices.*.batch_sleep.sync_stops"),
 	{ "runs.*.jbd2.devices.*.cpus", W_ARRAY, NUL, 0, RECORD_MAX_CPUS },
 	OBJ("runs.*.lru", NUL),
 	OBJ("runs.*.lru.total", NUL),
-	{ "runs.*.lru.total.hit_ratio", W_NUMBER, NUL, 0, 1 },
-	RATE("runs.*.lru.total.hits_per_s"),
-	RATE("runs.*.lru.total.lookups_per_s"),
 	{ "runs.*.lru.cpus", W_ARRAY, NUL, 0, RECORD_MAX_CPUS },
 	OBJ("runs.*.lru.cpus.*", 0),
-	{ "runs.*.lru.cpus.*.hit_ratio", W_NUMBER, NUL, 0, 1 },
-	RATE("runs.*.lru.cpus.*.hits_per_s"),
-	/* sweep's cells: its own limits (sweep_cmd.c) */
+	/* sweep's cells: its own limits (sweep_cmd.c's options) */
 	OBJ("sweep", NUL),
 	{ "sweep.config", W_STRING, 0, 1, 256 },
 	{ "sweep.config_index", W_INT, 0, 0, RECORD_MAX_CELLS - 1 },
@@ -383,6 +372,58 @@ static int check_schema(struct json_object *root, char *err, size_t len)
 	return 0;
 }
 
+/* A figure of kind k at path in every run (null: not measured). */
+static int check_figure(struct json_object *root, const char *path,
+			enum figure_kind k, char *err, size_t len)
+{
+	struct field f = { path, k == FIGURE_COUNT ? W_INT : W_NUMBER, NUL, 0,
+			   k == FIGURE_COUNT ? COUNT_MAX :
+			   k == FIGURE_RATIO ? 1 : RATE_MAX };
+	char at[512] = "";
+
+	return check_at(root, path, &f, at, sizeof(at), 0, err, len);
+}
+
+/*
+ * Every figure compare reads (a compared row of a tracer's table): in
+ * every run's set of figures, and each CPU's where compared per CPU; a
+ * figure in a group ("batch_sleep.ns") needs the group an object or null.
+ */
+static int check_figures(struct json_object *root, const struct figure_table *t,
+			 char *err, size_t len)
+{
+	char path[256], group[256];
+
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct figure *f = &t->rows[i];
+		const struct figure *per = f->per ? figure_find(t, f->per) : NULL;
+		const char *dot = strrchr(f->json ? f->json : "", '.');
+		struct field obj = { group, W_OBJECT, NUL, 0, 1e9 };
+		char at[512] = "";
+
+		if (!f->compare_pos)
+			continue;
+		if (dot) {
+			snprintf(group, sizeof(group), "runs.*.%s.%.*s",
+				 t->run_path, (int)(dot - f->json), f->json);
+			if (check_at(root, group, &obj, at, sizeof(at), 0, err,
+				     len))
+				return -1;
+		}
+		snprintf(path, sizeof(path), "runs.*.%s.%s", t->run_path, f->json);
+		if (check_figure(root, path, f->kind, err, len))
+			return -1;
+		snprintf(path, sizeof(path), "runs.*.%s.%s", t->run_path, f->per);
+		if (per && check_figure(root, path, per->kind, err, len))
+			return -1;
+		snprintf(path, sizeof(path), "runs.*.%s.%s", t->cpu_path, f->json);
+		if (f->per_cpu && t->cpu_path &&
+		    check_figure(root, path, f->kind, err, len))
+			return -1;
+	}
+	return 0;
+}
+
 int record_check(struct json_object *root, char *err, size_t len)
 {
 	char path[512] = "";
@@ -393,6 +434,9 @@ int record_check(struct json_object *root, char *err, size_t len)
 		if (check_at(root, fields[i].path, &fields[i], path,
 			     sizeof(path), 0, err, len))
 			return -1;
+	if (check_figures(root, &jbd2_figures_table, err, len) ||
+	    check_figures(root, &lru_figures_table, err, len))
+		return -1;
 	if (check_finite(root, path, sizeof(path), 0, err, len))
 		return -1;
 	return check_cpu_counts(root, err, len);

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The buffer-head LRU's Prometheus families, from plain data: the rows of
+ * lru_table that have a family, each where the hooks make it available
+ * (so a figure JSON reports as null has no family), and the hooks' mode
+ * and the LRU's size. The source that reads the tracer is serve_lru_bpf.c.
+ */
+#ifndef BHSCOPE_SERVE_LRU_H
+#define BHSCOPE_SERVE_LRU_H
+
+#include "lru/lru_hooks.h"
+#include "lru/lru_snapshot.h"
+#include "serve/serve.h"
+
+/* One exported series set: a device, or a device on one CPU. */
+struct serve_lru_row {
+	const struct lru_dev_stats *s;
+	struct prom_labels ls;
+};
+
+/*
+ * Writes the families of cumulative snapshot snap for the nr rows of the
+ * selected devices (lru_size: the LRU's, <= 0 unknown). With
+ * h->unavailable, the mode and size alone.
+ */
+void serve_lru_write(struct prom_buf *out, const struct lru_hooks *h,
+		     int lru_size, const struct serve_view *v,
+		     const struct lru_snapshot *snap,
+		     const struct serve_lru_row *rows, int nr);
+
+#endif /* BHSCOPE_SERVE_LRU_H */

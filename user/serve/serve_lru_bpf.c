@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The buffer-head LRU source of bhscope serve: attaches the LRU tracer
+ * (lru_load()) and reads its cumulative per-device, per-CPU counters on
+ * every scrape; serve_lru_write() makes them families. Which families
+ * exist depends on the hooks this kernel allows: with only the
+ * block:block_touch_buffer tracepoint, hits per CPU; with fentry, kprobes
+ * or bhtune.ko, lookups, misses by outcome, evictions and the hit slot
+ * histogram too.
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/devname.h"
+#include "lru.skel.h"
+#include "lru/lru_load.h"
+#include "serve/serve_lru.h"
+#include "serve/serve_sources.h"
+
+struct lru_priv {
+	struct lru_session sess;
+	bool loaded;
+};
+
+static struct lru_priv lru_priv;
+
+/*
+ * An LRU device still exists while /sys/dev/block has it with a size: a
+ * removed disk leaves, a detached loop device stays with size 0.
+ */
+static bool dev_exists(uint32_t kdev, void *arg)
+{
+	unsigned long long sectors = 0;
+	char path[64];
+	FILE *f;
+
+	(void)arg;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/size",
+		 BHSCOPE_KDEV_MAJOR(kdev), BHSCOPE_KDEV_MINOR(kdev));
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fscanf(f, "%llu", &sectors) != 1)
+		sectors = 0;
+	fclose(f);
+	return sectors > 0;
+}
+
+static void probe_add(struct serve_source *src, const char *name, bool up,
+		      int fd, const char *why)
+{
+	struct serve_probe *p;
+	char *c;
+
+	if (src->nr_probes == SERVE_MAX_PROBES)
+		return;
+	p = &src->probes[src->nr_probes++];
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	/* "fentry find_get_block_common" -> "fentry/find_get_block_common" */
+	for (c = p->name; *c; c++)
+		if (*c == ' ' || *c == ':')
+			*c = '/';
+	p->up = up;
+	p->prog_fd = fd;
+	snprintf(p->why, sizeof(p->why), "%s", why ? why : "");
+}
+
+/* The programs attached, and each hook mode tried in vain and why. */
+static void describe(struct serve_source *src, const struct lru_session *s)
+{
+	src->nr_probes = 0;
+	for (int i = 0; i < s->nr_att; i++)
+		probe_add(src, s->att[i].what, true,
+			  bpf_program__fd(s->att[i].prog), NULL);
+	for (int m = LRU_MODE_BHTUNE; m < LRU_NR_MODES; m++) {
+		char name[32];
+
+		if (!s->hooks.tried[m][0])
+			continue;
+		snprintf(name, sizeof(name), "mode %s", lru_mode_names[m]);
+		probe_add(src, name, false, -1, s->hooks.tried[m]);
+	}
+}
+
+static int lru_start(struct serve_source *src, int nr_cpus)
+{
+	struct lru_priv *p = src->priv;
+	struct lru_load_opts o = { .mode = LRU_MODE_AUTO };
+	int err;
+
+	(void)nr_cpus;
+	err = lru_load(&p->sess, &o);
+	describe(src, &p->sess);
+	src->nr_maps = 0;
+	/*
+	 * Every hook was tried: only SIGHUP retries (not every interval);
+	 * but an owner of the lookup it cannot trace (a livepatch, or its
+	 * transition) may go: retried every interval, a sysfs read each.
+	 */
+	if (err)
+		return err == -EAGAIN || err == -EBUSY ? -ENOENT :
+		       err == -ENOENT ? -EOPNOTSUPP : err;
+	p->loaded = true;
+	src->maps[src->nr_maps++] = (struct serve_map){
+		.name = "dev_stats",
+		.fd = bpf_map__fd(p->sess.skel->maps.dev_stats),
+		.max_entries = bpf_map__max_entries(p->sess.skel->maps.dev_stats),
+	};
+	return 0;
+}
+
+static void lru_stop(struct serve_source *src)
+{
+	struct lru_priv *p = src->priv;
+
+	if (p->loaded)
+		lru_unload(&p->sess);
+	p->loaded = false;
+	src->nr_maps = 0;
+}
+
+static bool stats_zero(const struct lru_dev_stats *s)
+{
+	static const struct lru_dev_stats zero;
+
+	return !memcmp(s, &zero, sizeof(zero));
+}
+
+/* Map devices that still exist and pass the filter, with their names. */
+static int build_rows(const struct serve_view *v, const struct lru_snapshot *snap,
+		      struct serve_lru_row *rows,
+		      char (*names)[SERVE_DEVNAME_LEN])
+{
+	int nr = 0;
+
+	for (int i = 0; i < snap->nr_devs; i++) {
+		const struct lru_dev_snapshot *d = &snap->devs[i];
+
+		if (!dev_exists(d->kdev, NULL))
+			continue;
+		devname_of(d->kdev, names[i], SERVE_DEVNAME_LEN);
+		if (!serve_config_selects(v->cfg, names[i], d->kdev))
+			continue;
+		for (int c = 0; c < (v->per_cpu ? v->nr_cpus : 1); c++) {
+			const struct lru_dev_stats *s =
+				v->per_cpu ? &d->cpu[c] : &d->total;
+			struct serve_lru_row *r;
+
+			if (v->per_cpu && stats_zero(s))
+				continue;
+			r = &rows[nr++];
+			r->s = s;
+			r->ls = (struct prom_labels){};
+			prom_labels_add(&r->ls, "device", names[i]);
+			if (v->per_cpu)
+				prom_labels_add(&r->ls, "cpu", v->cpu_names[c]);
+		}
+	}
+	return nr;
+}
+
+static void lru_collect(struct serve_source *src, const struct serve_view *v,
+			struct prom_buf *out)
+{
+	struct lru_priv *p = src->priv;
+	struct lru_snapshot snap = { .nr_cpus = p->sess.nr_cpus };
+	char (*names)[SERVE_DEVNAME_LEN] = NULL;
+	struct serve_lru_row *rows = NULL;
+	struct serve_view lv = *v;
+	int nr;
+
+	/* The tracer counts every possible CPU; so do its rows. */
+	lv.nr_cpus = v->nr_cpus < p->sess.nr_cpus ? v->nr_cpus : p->sess.nr_cpus;
+	if (lru_read_snapshot(&p->sess, &snap))
+		goto oom;
+	names = calloc(snap.nr_devs + 1, sizeof(*names));
+	rows = calloc((size_t)(snap.nr_devs + 1) * (v->per_cpu ? lv.nr_cpus : 1),
+		      sizeof(*rows));
+	if (!names || !rows)
+		goto oom;
+	nr = build_rows(&lv, &snap, rows, names);
+	serve_lru_write(out, &p->sess.hooks, lru_session_lru_size(&p->sess),
+			&lv, &snap, rows, nr);
+	goto out;
+oom:
+	out->oom = true;
+out:
+	free(rows);
+	free(names);
+	lru_snapshot_free(&snap);
+}
+
+/* Devices gone lose their counters. */
+static void lru_prune(struct serve_source *src,
+		      const struct serve_devices *present)
+{
+	struct lru_priv *p = src->priv;
+
+	/* any block device, not only journals: gone when it is */
+	(void)present;
+	lru_forget_devices(&p->sess, dev_exists, NULL);
+}
+
+/* bhtune.ko (or another livepatch) came or went: trace the new owner. */
+static bool lru_stale(struct serve_source *src)
+{
+	struct lru_priv *p = src->priv;
+
+	return p->loaded && !lru_check_owner(&p->sess);
+}
+
+static const struct serve_source_ops lru_ops = {
+	.start = lru_start,
+	.stop = lru_stop,
+	.collect = lru_collect,
+	.prune = lru_prune,
+	.stale = lru_stale,
+};
+
+struct serve_source serve_lru_source = {
+	.name = "lru",
+	.ops = &lru_ops,
+	.priv = &lru_priv,
+};
+
