@@ -68,15 +68,37 @@ struct sweep_args {
 	char *bench_copy;
 };
 
-static void parse_list(struct argp_state *state, struct sweep_args *a,
-		       enum sweep_dim dim, const char *opt, const char *arg,
-		       long min, long max)
+/* The matrix's options: a dimension each, and the values it takes. */
+static const struct {
+	int key;
+	enum sweep_dim dim;
+	const char *opt;
+	long min, max;
+} lists[] = {
+	{ OPT_LRU_SIZE, DIM_LRU_SIZE, "--lru-size", 0, 64 },
+	{ OPT_BATCH_MIN, DIM_BATCH_MIN, "--batch-min-us", 0, 1000000 },
+	{ OPT_BATCH_MAX, DIM_BATCH_MAX, "--batch-max-us", 0, 1000000 },
+	{ OPT_TASKS, DIM_TASKS, "--tasks", 1, 1024 },
+	{ OPT_DIR_SIZE, DIM_DIR_SIZE, "--dir-size", 0, 100000000 },
+};
+
+/* A matrix option, or ARGP_ERR_UNKNOWN. */
+static error_t parse_list(struct argp_state *state, struct sweep_args *a,
+			  int key, const char *arg)
 {
-	if (a->o.m.nr[dim])
-		argp_error(state, "%s given twice", opt);
-	if (sweep_matrix_parse(&a->o.m, dim, arg, min, max))
-		argp_error(state, "%s '%s': want distinct numbers %ld..%ld separated by commas",
-			   opt, arg, min, max);
+	for (size_t i = 0; i < sizeof(lists) / sizeof(*lists); i++) {
+		if (lists[i].key != key)
+			continue;
+		if (a->o.m.nr[lists[i].dim])
+			argp_error(state, "%s given twice", lists[i].opt);
+		if (sweep_matrix_parse(&a->o.m, lists[i].dim, arg,
+				       lists[i].min, lists[i].max))
+			argp_error(state, "%s '%s': want distinct numbers %ld..%ld separated by commas",
+				   lists[i].opt, arg, lists[i].min,
+				   lists[i].max);
+		return 0;
+	}
+	return ARGP_ERR_UNKNOWN;
 }
 
 static error_t sweep_parse(int key, char *arg, struct argp_state *state)
@@ -87,21 +109,6 @@ static error_t sweep_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'o':
 		a->o.dir = arg;
-		break;
-	case OPT_LRU_SIZE:
-		parse_list(state, a, DIM_LRU_SIZE, "--lru-size", arg, 0, 64);
-		break;
-	case OPT_BATCH_MIN:
-		parse_list(state, a, DIM_BATCH_MIN, "--batch-min-us", arg, 0, 1000000);
-		break;
-	case OPT_BATCH_MAX:
-		parse_list(state, a, DIM_BATCH_MAX, "--batch-max-us", arg, 0, 1000000);
-		break;
-	case OPT_TASKS:
-		parse_list(state, a, DIM_TASKS, "--tasks", arg, 1, 1024);
-		break;
-	case OPT_DIR_SIZE:
-		parse_list(state, a, DIM_DIR_SIZE, "--dir-size", arg, 0, 100000000);
 		break;
 	case 'r':
 		a->o.repeats = (int)strtol(arg, &end, 10);
@@ -149,7 +156,7 @@ static error_t sweep_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--dir-size needs the meta workload");
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return parse_list(state, a, key, arg);
 	}
 	return 0;
 }

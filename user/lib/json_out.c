@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "lib/json_out.h"
+#include "lib/clock.h"
 #include "lib/stdout_check.h"
 
 struct json_object *json_out_new(const char *schema)
@@ -19,11 +20,7 @@ struct json_object *json_out_new(const char *schema)
 
 void json_out_utc_now(char *buf, size_t len)
 {
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	clock_now_text(buf, len, "%Y-%m-%dT%H:%M:%SZ", true);
 }
 
 struct json_object *json_out_envelope(const char *schema)

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "lib/stop_signals.h"
+#include "lib/clock.h"
 #include "lib/ticker.h"
 
 static struct timespec next_tick, last_elapsed;
@@ -66,9 +67,5 @@ double ticker_elapsed(void)
 
 void ticker_timestamp(char *buf, int len)
 {
-	time_t t = time(NULL);
-	struct tm tm;
-
-	localtime_r(&t, &tm);
-	strftime(buf, len, "%H:%M:%S", &tm);
+	clock_now_text(buf, len, "%H:%M:%S", false);
 }

@@ -54,35 +54,45 @@ static void probe_labels(struct prom_labels *ls, const struct serve_source *src,
 	prom_labels_add(ls, "probe", p->name);
 }
 
+static uint64_t source_running(const struct serve_source *src)
+{
+	return src->running;
+}
+
+static uint64_t source_restarts(const struct serve_source *src)
+{
+	return src->restarts;
+}
+
+/* A family with one sample per source asked for. */
+static void per_source(struct prom_buf *out, const char *name,
+		       enum prom_type type, const char *help,
+		       uint64_t (*value)(const struct serve_source *src))
+{
+	prom_family(out, name, type, help);
+	for (int i = 0; i < serve_nr_sources; i++) {
+		const struct serve_source *src = serve_sources[i];
+		struct prom_labels ls = {};
+
+		if (!src->wanted)
+			continue;
+		prom_labels_add(&ls, "source", src->name);
+		prom_sample_u64(out, name, &ls, value(src));
+	}
+}
+
 static void collect_probes(struct prom_buf *out)
 {
 	static const char up[] = "bhscope_probe_up";
 	static const char err[] = "bhscope_probe_error_info";
 	static const char src_up[] = "bhscope_source_up";
 
-	prom_family(out, src_up, PROM_GAUGE,
-		    "1 when the source (a tracer: jbd2, lru) is loaded and exporting, 0 when it was asked for but could not start.");
-	for (int i = 0; i < serve_nr_sources; i++) {
-		const struct serve_source *src = serve_sources[i];
-		struct prom_labels ls = {};
-
-		if (!src->wanted)
-			continue;
-		prom_labels_add(&ls, "source", src->name);
-		prom_sample(out, src_up, &ls, src->running);
-	}
-	prom_family(out, "bhscope_source_restarts_total", PROM_COUNTER,
-		    "Times the source was stopped and started again because its hooks no longer saw what they trace (bhtune.ko or another livepatch came or went): its counters restarted from 0.");
-	for (int i = 0; i < serve_nr_sources; i++) {
-		const struct serve_source *src = serve_sources[i];
-		struct prom_labels ls = {};
-
-		if (!src->wanted)
-			continue;
-		prom_labels_add(&ls, "source", src->name);
-		prom_sample_u64(out, "bhscope_source_restarts_total", &ls,
-				src->restarts);
-	}
+	per_source(out, src_up, PROM_GAUGE,
+		   "1 when the source (a tracer: jbd2, lru) is loaded and exporting, 0 when it was asked for but could not start.",
+		   source_running);
+	per_source(out, "bhscope_source_restarts_total", PROM_COUNTER,
+		   "Times the source was stopped and started again because its hooks no longer saw what they trace (bhtune.ko or another livepatch came or went): its counters restarted from 0.",
+		   source_restarts);
 	prom_family(out, up, PROM_GAUGE,
 		    "1 when the BPF program is attached to its hook, 0 when not (see bhscope_probe_error_info for why).");
 	for (int i = 0; i < serve_nr_sources; i++) {

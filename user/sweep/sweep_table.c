@@ -148,10 +148,45 @@ static bool metric_present(const struct sweep_tab *t, int m)
 	return false;
 }
 
+/* Setting c's cell (s) beside the baseline's (base), w wide. */
+typedef void (*cell_fn)(FILE *out, const struct sweep_tab *t, int c,
+			const struct stats_summary *base,
+			const struct stats_summary *s, int w);
+
+/* Each row of metric m: its head, then a cell per setting. */
+static void print_rows(FILE *out, const struct sweep_tab *t, int m, int w,
+		       cell_fn cell)
+{
+	for (int r = 0; r < t->nr_rows; r++) {
+		row_head(out, t, r);
+		for (int c = 0; c < t->nr_configs; c++)
+			cell(out, t, c, &t->s[0][r][m], &t->s[c][r][m], w);
+		fprintf(out, "\n");
+	}
+	fprintf(out, "\n");
+}
+
+/* The value, and after the baseline's its % change. */
+static void change_cell(FILE *out, const struct sweep_tab *t, int c,
+			const struct stats_summary *base,
+			const struct stats_summary *s, int w)
+{
+	double pct = stats_pct_change(base->median, s->median);
+	char v[40], cell[96];
+
+	(void)t;
+	compare_format_value(v, sizeof(v), s->n ? s->median : NAN);
+	if (!c || !s->n || isnan(pct))
+		snprintf(cell, sizeof(cell), "%s", v);
+	else
+		snprintf(cell, sizeof(cell), "%s (%+.1f%%%s)", v, pct,
+			 stats_within_noise(base, s) ? " ~" : "");
+	fprintf(out, " %*s", c ? w : 12, cell);
+}
+
 /* A column per setting: the baseline's value, then value and % change. */
 static void print_change_table(FILE *out, const struct sweep_tab *t, int m)
 {
-	char v[40], cell[96];
 	int w = 12;
 
 	for (int c = 0; c < t->nr_configs; c++)
@@ -164,68 +199,53 @@ static void print_change_table(FILE *out, const struct sweep_tab *t, int m)
 	for (int c = 0; c < t->nr_configs; c++)
 		fprintf(out, " %*s", c ? w : 12, t->configs[c]);
 	fprintf(out, "\n");
-	for (int r = 0; r < t->nr_rows; r++) {
-		const struct stats_summary *base = &t->s[0][r][m];
+	print_rows(out, t, m, w, change_cell);
+}
 
-		row_head(out, t, r);
-		for (int c = 0; c < t->nr_configs; c++) {
-			const struct stats_summary *s = &t->s[c][r][m];
-			double pct = stats_pct_change(base->median, s->median);
+/* A setting's column: as wide as its name, at least 14. */
+static int speedup_width(const struct sweep_tab *t, int c)
+{
+	int w = (int)strlen(t->configs[c]);
 
-			compare_format_value(v, sizeof(v), s->n ? s->median : NAN);
-			if (!c || !s->n || isnan(pct))
-				snprintf(cell, sizeof(cell), "%s", v);
-			else
-				snprintf(cell, sizeof(cell), "%s (%+.1f%%%s)", v,
-					 pct, stats_within_noise(base, s) ? " ~" : "");
-			fprintf(out, " %*s", c ? w : 12, cell);
-		}
-		fprintf(out, "\n");
-	}
-	fprintf(out, "\n");
+	return w > 14 ? w : 14;
+}
+
+/* The value, and after the baseline's its speedup. */
+static void speedup_cell(FILE *out, const struct sweep_tab *t, int c,
+			 const struct stats_summary *base,
+			 const struct stats_summary *s, int w)
+{
+	char v[40], cell[64];
+	double speedup;
+
+	(void)w;
+	compare_format_value(v, sizeof(v), s->n ? s->median : NAN);
+	fprintf(out, " %*s", speedup_width(t, c), v);
+	if (!c)
+		return;
+	speedup = s->n && base->n && base->median > 0 ?
+		  s->median / base->median : NAN;
+	/* 1e15 over 1e-300 overflows: no figure, not "infx". */
+	if (isfinite(speedup))
+		snprintf(cell, sizeof(cell), "%.2fx%s", speedup,
+			 stats_within_noise(base, s) ? "~" : "");
+	else
+		snprintf(cell, sizeof(cell), "-");
+	fprintf(out, " %8s", cell);
 }
 
 /* Base vs each setting with a speedup column, as the fs_mark tables. */
 static void print_speedup_table(FILE *out, const struct sweep_tab *t, int m)
 {
-	char v[40], cell[64];
-	double speedup;
-
 	fprintf(out, "%s, %s vs each setting\n", metrics[m].title, t->configs[0]);
 	head_names(out, t);
 	for (int c = 0; c < t->nr_configs; c++) {
-		fprintf(out, " %*s", (int)strlen(t->configs[c]) > 14 ?
-			(int)strlen(t->configs[c]) : 14, t->configs[c]);
+		fprintf(out, " %*s", speedup_width(t, c), t->configs[c]);
 		if (c)
 			fprintf(out, " %8s", "speedup");
 	}
 	fprintf(out, "\n");
-	for (int r = 0; r < t->nr_rows; r++) {
-		const struct stats_summary *base = &t->s[0][r][m];
-
-		row_head(out, t, r);
-		for (int c = 0; c < t->nr_configs; c++) {
-			const struct stats_summary *s = &t->s[c][r][m];
-			int w = (int)strlen(t->configs[c]) > 14 ?
-				(int)strlen(t->configs[c]) : 14;
-
-			compare_format_value(v, sizeof(v), s->n ? s->median : NAN);
-			fprintf(out, " %*s", w, v);
-			if (!c)
-				continue;
-			speedup = s->n && base->n && base->median > 0 ?
-				  s->median / base->median : NAN;
-			/* 1e15 over 1e-300 overflows: no figure, not "infx". */
-			if (isfinite(speedup))
-				snprintf(cell, sizeof(cell), "%.2fx%s", speedup,
-					 stats_within_noise(base, s) ? "~" : "");
-			else
-				snprintf(cell, sizeof(cell), "-");
-			fprintf(out, " %8s", cell);
-		}
-		fprintf(out, "\n");
-	}
-	fprintf(out, "\n");
+	print_rows(out, t, m, 0, speedup_cell);
 }
 
 static int by_index(const void *a, const void *b, void *arg)
