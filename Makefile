@@ -130,8 +130,10 @@ $(OUTPUT)/bhbench/%.o: bhbench/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-# bhbench shares one module of the library: its options for completion.
-$(OUTPUT)/bhbench: $(BENCH_OBJS) $(OUTPUT)/user/lib/argp_words.o
+# bhbench shares two modules of the library: its options for completion,
+# and write_all().
+$(OUTPUT)/bhbench: $(BENCH_OBJS) $(OUTPUT)/user/lib/argp_words.o \
+		$(OUTPUT)/user/lib/write_all.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -ljson-c -lpthread -lm -o $@
 

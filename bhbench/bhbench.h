@@ -166,8 +166,6 @@ long dir_count(const char *path);
 /* Writes the deterministic content of file (task, index). */
 void pattern_fill(void *buf, size_t len, uint32_t task, uint64_t index);
 
-int write_all(int fd, const void *buf, size_t len);
-
 /* "sync", "dirsync", "none" or "unknown": what makes DIR's ops synchronous. */
 const char *dir_sync_mode(const char *dir);
 

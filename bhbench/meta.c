@@ -6,6 +6,7 @@
  * holding --dir-size files. Every step checks its work.
  */
 #include "bhbench.h"
+#include "lib/write_all.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -135,7 +136,7 @@ static int create_one(struct task *t, int dfd, const char *name)
 		    FILE_MODE);
 	if (fd < 0)
 		return fail_at(t, "create", name, errno);
-	if (m->c.bytes && write_all(fd, m->buf, m->c.bytes)) {
+	if (m->c.bytes && write_all(fd, m->buf, m->c.bytes, -1)) {
 		err = errno;
 		close(fd);
 		return fail_at(t, "write", name, err);

@@ -6,6 +6,7 @@
  * mount), timing every file. Afterwards every file is read back and checked.
  */
 #include "bhbench.h"
+#include "lib/write_all.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -153,7 +154,7 @@ static int write_one(struct task *t, struct task_files *f, const char *name)
 	fd = openat(f->dfd, name, flags, FILE_MODE);
 	if (fd < 0)
 		return fail_at(t, "create", name, errno);
-	if (write_all(fd, f->buf, s->c.bytes) ||
+	if (write_all(fd, f->buf, s->c.bytes, -1) ||
 	    (s->mode == MODE_FSYNC && fsync(fd))) {
 		err = errno;
 		close(fd);

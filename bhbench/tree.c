@@ -149,27 +149,6 @@ void pattern_fill(void *buf, size_t len, uint32_t task, uint64_t index)
 	}
 }
 
-int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0) {
-			errno = ENOSPC;
-			return -1;
-		}
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /* Undoes mountinfo's octal escapes (\040 for a space) in place. */
 static void unescape(char *s)
 {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/atomic_file.h"
+#include "lib/write_all.h"
 #include "lib/stop_signals.h"
 
 static const char *file_kind(mode_t m)
@@ -84,21 +85,6 @@ int atomic_file_check(int dirfd, const char *path, char *err, size_t errlen)
 	return -1;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /* A new temporary file beside path: ".NAME.PID.N", never a *.prom or
  * *.json a reader could pick up half written. */
 static int open_temp(int dirfd, const char *path, char *tmp, size_t len)
@@ -153,7 +139,7 @@ static int write_and_rename(int dirfd, const char *path, const void *data,
 		return -1;
 	}
 	/* The umask must not hide the file from its readers. */
-	if (fchmod(fd, 0644) || write_all(fd, data, len) ||
+	if (fchmod(fd, 0644) || write_all(fd, data, len, -1) ||
 	    ((flags & ATOMIC_FILE_SYNC) && fsync(fd)))
 		e = errno;
 	if (close(fd) && !e)

@@ -21,6 +21,7 @@
 #include "lib/stop_signals.h"
 #include "lrutrace/lru_trace.h"
 #include "lrutrace/lru_trace_codec.h"
+#include "lib/write_all.h"
 
 _Static_assert(sizeof(struct lru_event) == 40, "lru_event is 40 bytes");
 _Static_assert(sizeof(struct lru_trace_header) == 184,
@@ -29,26 +30,6 @@ _Static_assert(sizeof(struct lru_trace_frame) == 16, "frame header");
 _Static_assert(LRU_RESET <= LRU_TRACE_TAG_OUTCOME, "outcomes fit the tag");
 
 #define V1_BATCH 4096
-
-static int write_all(int fd, const void *buf, size_t len, off_t at)
-{
-	const char *p = buf;
-	ssize_t n;
-
-	while (len) {
-		n = at < 0 ? write(fd, p, len) : pwrite(fd, p, len, at);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= n;
-		if (at >= 0)
-			at += n;
-	}
-	return 0;
-}
 
 /*
  * path must be a new name or a regular file: a symlink is never followed,
