@@ -71,7 +71,8 @@ KERNEL_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard user/jbd2/jbd2_load.c \
 CORE_OBJS	:= $(filter-out $(KERNEL_OBJS),$(LIB_OBJS))
 CORE_LIB	:= $(OUTPUT)/libbhscope-core.a
 BENCH_SRCS	:= $(wildcard bhbench/*.c)
-BENCH_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(BENCH_SRCS))
+# build/bhbench is the binary: its objects go beside it, in bhbench-objs/.
+BENCH_OBJS	:= $(patsubst bhbench/%.c,$(OUTPUT)/bhbench-objs/%.o,$(BENCH_SRCS))
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 # man/NAME.SECTION.scd -> build/man/NAME.SECTION (scdoc)
@@ -125,7 +126,7 @@ $(OUTPUT)/bhscope: $(CMD_OBJS) $(KERNEL_OBJS) $(CORE_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/bhbench/%.o: bhbench/%.c
+$(OUTPUT)/bhbench-objs/%.o: bhbench/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
