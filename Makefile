@@ -55,19 +55,15 @@ CMD_SRCS	:= $(wildcard user/*.c)
 LIB_SRCS	:= $(wildcard user/*/*.c)
 CMD_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(CMD_SRCS))
 LIB_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
-# The modules that load BPF or serve HTTP; the rest (pure code over plain
-# data) is libbhscope-core.a, which the unit tests link alone.
-KERNEL_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard user/jbd2/jbd2_load.c \
-		   user/lru/lru_attach.c user/lru/lru_maps.c user/lru/lru_kernel_btf.c user/lrutrace/lru_recorder.c \
-		   user/lru/lru_selfcost.c user/lib/bpf_on_cpus.c user/lib/prog_misses.c \
-		   user/lib/libbpf_log.c \
-		   user/record/record_host.c user/record/record_jbd2.c \
-		   user/record/record_lru.c \
-		   user/record/record_run.c user/record/record_trace.c \
-		   user/serve/serve_health.c user/serve/serve_http.c \
-		   user/serve/serve_jbd2_bpf.c user/serve/serve_lru_bpf.c \
-		   user/serve/serve_run.c user/serve/serve_sources.c \
-		   user/sweep/sweep_run.c))
+# The modules that need libbpf or libmicrohttpd, themselves or through
+# another, say so in their names: *bpf*.c (bpf_on_cpus.c, lru_kernel_bpf.c,
+# serve_lru_bpf.c), *_http.c, a tracer's session (*_load.c, *_attach.c,
+# *_maps.c) and the engines that run tracers (*_run.c). The rest (pure code
+# over plain data) is libbhscope-core.a, which the unit tests link alone;
+# core-links-alone proves the names right.
+KERNEL_SRCS	:= $(wildcard $(foreach p,*bpf*.c *_http.c *_load.c *_attach.c \
+		   *_maps.c *_run.c,user/*/$(p)))
+KERNEL_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(KERNEL_SRCS))
 CORE_OBJS	:= $(filter-out $(KERNEL_OBJS),$(LIB_OBJS))
 CORE_LIB	:= $(OUTPUT)/libbhscope-core.a
 BENCH_SRCS	:= $(wildcard bhbench/*.c)
@@ -158,9 +154,9 @@ $(OUTPUT)/lrutrace-pump.bpf.o: tests/lrutrace/pump.bpf.c $(VMLINUX_H)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $@.d -c $< -o $@
 
 $(OUTPUT)/lrutrace-pump: tests/lrutrace/pump.c $(OUTPUT)/lrutrace-pump.skel.h \
-		$(OUTPUT)/user/lrutrace/lru_recorder.o $(CORE_LIB)
+		$(OUTPUT)/user/lrutrace/lru_recorder_bpf.o $(CORE_LIB)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(OUTPUT)/user/lrutrace/lru_recorder.o \
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(OUTPUT)/user/lrutrace/lru_recorder_bpf.o \
 		$(CORE_LIB) $(LDLIBS_BPF) -ljson-c -lzstd -lm -lpthread -o $@
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(CORE_LIB)

@@ -2,7 +2,7 @@
 /*
  * lrutrace-pump: how fast the --trace writer drains. A BPF program
  * (pump.bpf.c) writes lookup records into a ring buffer at a set rate,
- * and the recorder `bhscope lru --trace` uses (user/lrutrace/lru_recorder.c)
+ * and the recorder `bhscope lru --trace` uses (lru_recorder_start())
  * writes them to a trace file; it reports what was produced, what the
  * ring buffer dropped, and the writer thread's CPU time. Needs root.
  *

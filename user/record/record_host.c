@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <bpf/libbpf.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -7,12 +6,11 @@
 #include "lib/hz.h"
 #include "record/record_host.h"
 
-struct json_object *record_host_json(void)
+struct json_object *record_host_json(int possible)
 {
 	struct json_object *o = json_object_new_object();
 	struct utsname u;
 	int hz = hz_of_running_kernel();
-	int possible = libbpf_num_possible_cpus();
 
 	uname(&u);
 	json_object_object_add(o, "hostname", json_object_new_string(u.nodename));

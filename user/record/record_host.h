@@ -5,6 +5,7 @@
 
 #include <json-c/json.h>
 
-struct json_object *record_host_json(void);
+/* The host's object; possible: its possible CPUs (<= 0: unknown). */
+struct json_object *record_host_json(int possible);
 
 #endif /* BHSCOPE_RECORD_HOST_H */

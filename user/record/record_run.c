@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -222,7 +223,7 @@ static struct json_object *header(const struct record_opts *o,
 	json_object_object_add(rec, "time", json_object_new_string(when));
 	json_object_object_add(rec, "label", o->label ?
 				json_object_new_string(o->label) : NULL);
-	json_object_object_add(rec, "host", record_host_json());
+	json_object_object_add(rec, "host", record_host_json(libbpf_num_possible_cpus()));
 	json_object_object_add(rec, "target", t ? record_target_json(t) : NULL);
 	json_object_object_add(rec, "tunables", record_tunables_json(batch, bhtune));
 	if (o->sweep)

@@ -7,7 +7,7 @@
  * attaches once, keeps cumulative counters in kernel maps, writes its
  * metric families on every scrape and forgets devices that went away.
  * Adding one is a file implementing struct serve_source_ops and a line in
- * serve_sources.c.
+ * serve_sources[].
  */
 #ifndef BHSCOPE_SERVE_H
 #define BHSCOPE_SERVE_H
