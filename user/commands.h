@@ -15,7 +15,7 @@ int cmd_record(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 
-/* Their option tables, which bash completion reads (main.c). */
+/* Their option tables, which bash completion reads (bhscope --complete). */
 extern const struct argp jbd2_argp, tune_argp, lru_argp, simulate_argp,
 	serve_argp, record_argp, compare_argp, sweep_argp;
 

@@ -11,6 +11,7 @@
 #include "lib/cli.h"
 #include "analyse/compare_model.h"
 #include "analyse/compare_print.h"
+#include "lib/errmsg.h"
 #include "lib/json_out.h"
 #include "lib/term_safe.h"
 
@@ -114,7 +115,7 @@ int cmd_compare(int argc, char **argv)
 	if (argp_parse(&compare_argp, argc, argv, 0, NULL, &a))
 		return 64;
 	if (a.nr_files > 26) {
-		fprintf(stderr, "bhscope: compare takes at most 26 records (A to Z)\n");
+		errmsg("compare takes at most 26 records (A to Z)");
 		return 64;
 	}
 	if (compare_load(&t, a.files, a.nr_files, err, sizeof(err))) {

@@ -12,6 +12,7 @@
 #include "lib/cli.h"
 #include "commands.h"
 #include "lib/env.h"
+#include "lib/errmsg.h"
 #include "lib/hz.h"
 #include "jbd2.skel.h"
 #include "jbd2/jbd2_load.h"
@@ -92,9 +93,8 @@ static int check_jbd2_tracepoints(void)
 
 	if (!missing)
 		return 0;
-	fprintf(stderr,
-		"bhscope: tracepoint jbd2:%s not found; is jbd2 loaded (mount an ext4 filesystem with a journal, or modprobe jbd2)?\n",
-		missing);
+	errmsg("tracepoint jbd2:%s not found; is jbd2 loaded (mount an ext4 filesystem with a journal, or modprobe jbd2)?",
+	       missing);
 	return -1;
 }
 
@@ -147,13 +147,13 @@ static int jbd2_setup(const struct jbd2_opts *o, struct jbd2_report_ctx *ctx,
 		return -1;
 	ctx->hz = hz_of_running_kernel();
 	if (ctx->hz <= 0) {
-		fputs(HZ_UNKNOWN_MSG, stderr);
+		errmsg("%s", HZ_UNKNOWN_MSG);
 		return -1;
 	}
 	*nr_cpus = libbpf_num_possible_cpus();
 	if (*nr_cpus <= 0) {
-		fprintf(stderr, "bhscope: cannot count the possible CPUs: %s\n",
-			strerror(-*nr_cpus));
+		errmsg("cannot count the possible CPUs: %s",
+		       strerror(-*nr_cpus));
 		return -1;
 	}
 	env_setup_libbpf_logging();
@@ -193,8 +193,8 @@ int cmd_jbd2(int argc, char **argv)
 	fprintf(stderr, "Tracing jbd2 commits%s%s... Ctrl-C to end.\n",
 		opt->dev_arg ? " on " : "", opt->dev_arg ? opt->dev_arg : "");
 	if (!ctx.batch_sleep.available && !opt->json)
-		fprintf(stderr, "bhscope: sync writers' batching sleep unavailable: %s\n",
-			ctx.batch_sleep.why);
+		errmsg("sync writers' batching sleep unavailable: %s",
+		       ctx.batch_sleep.why);
 	live = (struct jbd2_live){ .opt = opt, .ctx = &ctx, .skel = skel,
 				   .nr_cpus = nr_cpus };
 	err = interval_loop(opt, &(struct interval_source){
@@ -205,8 +205,8 @@ int cmd_jbd2(int argc, char **argv)
 	if (err == INTERVAL_LOOP_OUTPUT_FAILED)
 		return 1;
 	if (err) {
-		fprintf(stderr, "bhscope: reading the jbd2 maps failed: %s\n",
-			strerror(-err));
+		errmsg("reading the jbd2 maps failed: %s",
+		       strerror(-err));
 		return 1;
 	}
 	return 0;

@@ -17,6 +17,7 @@
 #include "lrutrace/lru_recorder.h"
 #include "lru/lru_report.h"
 #include "lru/lru_selfcost.h"
+#include "lib/errmsg.h"
 #include "lib/interval_loop.h"
 #include "lib/stop_signals.h"
 #include "lib/ticker.h"
@@ -68,7 +69,7 @@ static const char lru_doc[] =
 	"--trace writes every lookup (CPU, device, block, size, time, outcome, "
 	"slot, and whether the page cache had it and the kernel put it at the "
 	"LRU's front) to a file, in zstd-compressed frames of delta-coded "
-	"columns: a few bytes a lookup (user/lrutrace/lru_trace.h). A frame is "
+	"columns: a few bytes a lookup. A frame is "
 	"written at least every second, so a recording that is killed keeps "
 	"all but its last second.\n\n"
 	"Examples:\n"
@@ -181,9 +182,8 @@ static void say_what_is_missing(const struct lru_opts *o,
 				const struct lru_session *s)
 {
 	if (s->hooks.mode == LRU_MODE_TRACEPOINT)
-		fprintf(stderr,
-			"bhscope: counting LRU hits only (block:block_touch_buffer); lookups, misses, hit slots and the what-if curve need fentry or kprobes on the lookup: fentry: %s; kprobe: %s\n",
-			s->hooks.tried[LRU_MODE_FENTRY], s->hooks.tried[LRU_MODE_KPROBE]);
+		errmsg("counting LRU hits only (block:block_touch_buffer); lookups, misses, hit slots and the what-if curve need fentry or kprobes on the lookup: fentry: %s; kprobe: %s",
+		       s->hooks.tried[LRU_MODE_FENTRY], s->hooks.tried[LRU_MODE_KPROBE]);
 	/* On stderr even with -j: scripts wait for it to start a workload. */
 	fprintf(stderr, "Tracing the buffer-head LRU (%s)%s%s... Ctrl-C to end.\n",
 		s->hooks.hook, o->common.dev_arg ? " on " : "",
@@ -271,19 +271,21 @@ static int finish_trace(const struct lru_opts *o, struct lru_session *s,
 	uint64_t lost = events_lost(s);
 	int err = lru_recorder_stop(rec, lost);
 	const struct lru_trace_writer *w = &rec->w;
+	char per[32] = "";
 
 	if (err) {
-		fprintf(stderr, "bhscope: writing the trace %s failed: %s\n",
-			o->trace, strerror(-err));
+		errmsg("writing the trace %s failed: %s",
+		       o->trace, strerror(-err));
 		return err;
 	}
-	fprintf(stderr, "bhscope: trace %s: %llu records (%llu lookups) in %llu bytes",
-		o->trace, (unsigned long long)w->h.records,
-		(unsigned long long)w->lookups, (unsigned long long)w->bytes);
 	if (w->lookups)
-		fprintf(stderr, ", %.2f a lookup", (double)w->bytes / w->lookups);
-	fprintf(stderr, "; %llu events lost%s\n", (unsigned long long)lost,
-		lost ? " (raise --trace-buffer; the replay restarts each CPU's model after a loss)" : "");
+		snprintf(per, sizeof(per), ", %.2f a lookup",
+			 (double)w->bytes / w->lookups);
+	errmsg("trace %s: %llu records (%llu lookups) in %llu bytes%s; %llu events lost%s",
+	       o->trace, (unsigned long long)w->h.records,
+	       (unsigned long long)w->lookups, (unsigned long long)w->bytes,
+	       per, (unsigned long long)lost,
+	       lost ? " (raise --trace-buffer; the replay restarts each CPU's model after a loss)" : "");
 	return 0;
 }
 
@@ -313,9 +315,8 @@ int cmd_lru(int argc, char **argv)
 	}
 	env_setup_libbpf_logging();
 	if (o.self_cost && (err = lru_selfcost_enable(&cost))) {
-		fprintf(stderr,
-			"bhscope: cannot turn on the kernel's BPF run-time statistics: %s (needs CAP_SYS_ADMIN)\n",
-			strerror(-err));
+		errmsg("cannot turn on the kernel's BPF run-time statistics: %s (needs CAP_SYS_ADMIN)",
+		       strerror(-err));
 		stop_signals_restore(&setup_mask);
 		return 1;
 	}
@@ -348,8 +349,8 @@ int cmd_lru(int argc, char **argv)
 
 		err = lru_recorder_start(&rec, lru_events_fd(&s), o.trace, &tp);
 		if (err) {
-			fprintf(stderr, "bhscope: cannot record to %s: %s\n",
-				o.trace, lru_trace_create_strerror(err));
+			errmsg("cannot record to %s: %s",
+			       o.trace, lru_trace_create_strerror(err));
 			goto out;
 		}
 	}
@@ -358,8 +359,8 @@ int cmd_lru(int argc, char **argv)
 	stop_signals_restore(&setup_mask);
 	err = trace_loop(&o, &s, o.self_cost ? &cost : NULL);
 	if (err < 0)
-		fprintf(stderr, "bhscope: reading the LRU maps failed: %s\n",
-			strerror(-err));
+		errmsg("reading the LRU maps failed: %s",
+		       strerror(-err));
 	if (o.trace)
 		err = finish_trace(&o, &s, &rec) ?: err;
 out:

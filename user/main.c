@@ -15,6 +15,7 @@
 
 #include "commands.h"
 #include "lib/argp_words.h"
+#include "lib/errmsg.h"
 #include "lib/stdout_check.h"
 
 struct command {
@@ -121,8 +122,8 @@ static int run(int argc, char **argv)
 		argv[1] = name;
 		return commands[i].run(argc - 1, argv + 1);
 	}
-	fprintf(stderr, "bhscope: unknown command '%s'; see 'bhscope --help'\n",
-		argv[1]);
+	errmsg("unknown command '%s'; see 'bhscope --help'",
+	       argv[1]);
 	return 64;
 }
 

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "lib/cli.h"
+#include "lib/errmsg.h"
 #include "lib/term_safe.h"
 #include "serve/serve_run.h"
 
@@ -139,7 +140,7 @@ int cmd_serve(int argc, char **argv)
 
 		if (serve_listen_parse(o.listen, host, sizeof(host), port,
 				       sizeof(port), err, sizeof(err))) {
-			fprintf(stderr, "bhscope: %s\n", err);
+			errmsg("%s", err);
 			return 64;
 		}
 	}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bhscope simulate: replays a `bhscope lru --trace` file through an
- * independent model of the kernel's buffer-head LRU (user/lrusim/lrusim.h),
+ * independent model of the kernel's buffer-head LRU (struct lrusim),
  * checks the live classification lookup by lookup, and prints the what-if
  * curve with what is exact and what is bounded.
  */
@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "lib/cli.h"
 #include "lib/clock.h"
+#include "lib/errmsg.h"
 #include "lib/json_out.h"
 #include "lrutrace/lru_trace.h"
 #include "lrusim/lrusim.h"
@@ -141,22 +142,22 @@ static int replay(struct lru_trace_reader *r, struct lrusim *sim)
 	while ((n = lru_trace_next(r, &e, why, sizeof(why))) > 0) {
 		err = lrusim_feed(sim, &e);
 		if (err == -ENOMEM) {
-			fprintf(stderr, "bhscope: out of memory\n");
+			errmsg("out of memory");
 			return err;
 		}
 		if (err) {
-			fprintf(stderr, "bhscope: %s: record %llu is not valid (CPU %u, outcome %u, LRU size %u)\n",
-				r->name, (unsigned long long)r->read - 1,
-				e.cpu, e.outcome, e.lru_size);
+			errmsg("%s: record %llu is not valid (CPU %u, outcome %u, LRU size %u)",
+			       r->name, (unsigned long long)r->read - 1,
+			       e.cpu, e.outcome, e.lru_size);
 			return err;
 		}
 	}
 	if (n < 0) {
-		fprintf(stderr, "bhscope: %s\n", why);
+		errmsg("%s", why);
 		return -EIO;
 	}
 	if (r->truncated)
-		fprintf(stderr, "bhscope: %s\n", r->note);
+		errmsg("%s", r->note);
 	return 0;
 }
 
@@ -175,18 +176,18 @@ int cmd_simulate(int argc, char **argv)
 	if (argp_parse(&simulate_argp, argc, argv, 0, NULL, &o))
 		return 64;
 	if (lru_trace_open(&r, o.file, why, sizeof(why))) {
-		fprintf(stderr, "bhscope: %s\n", why);
+		errmsg("%s", why);
 		return 1;
 	}
 	if (!(r.h.flags & LRU_TRACE_COMPLETE))
-		fprintf(stderr, "bhscope: %s: the recording did not end cleanly; replaying the records it has\n",
-			r.name);
+		errmsg("%s: the recording did not end cleanly; replaying the records it has",
+		       r.name);
 	/* every traced size is compared, however few sizes are shown */
 	depth = o.hi > BHSCOPE_LRU_SLOTS_MAX ? o.hi : BHSCOPE_LRU_SLOTS_MAX;
 	err = lrusim_init(&sim, depth, r.h.nr_cpus, o.common.kdev,
 			  r.h.flags & LRU_TRACE_RAW_BITS);
 	if (err) {
-		fprintf(stderr, "bhscope: out of memory\n");
+		errmsg("out of memory");
 		lru_trace_close(&r);
 		return 1;
 	}
@@ -199,10 +200,10 @@ int cmd_simulate(int argc, char **argv)
 		double cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
 
 		lrusim_total(&sim, &f);
-		fprintf(stderr, "bhscope: replayed %llu records (%llu lookups, sizes 1-%d) in %.3f s, %.3f s of CPU: %.0f lookups/s, %.0f a CPU second\n",
-			(unsigned long long)sim.records,
-			(unsigned long long)f.lookups, depth, s, cpu,
-			s > 0 ? f.lookups / s : 0, cpu > 0 ? f.lookups / cpu : 0);
+		errmsg("replayed %llu records (%llu lookups, sizes 1-%d) in %.3f s, %.3f s of CPU: %.0f lookups/s, %.0f a CPU second",
+		       (unsigned long long)sim.records,
+		       (unsigned long long)f.lookups, depth, s, cpu,
+		       s > 0 ? f.lookups / s : 0, cpu > 0 ? f.lookups / cpu : 0);
 	}
 	if (!err) {
 		rep = (struct lrusim_report){
@@ -219,8 +220,8 @@ int cmd_simulate(int argc, char **argv)
 				err = -errno ?: -EIO;
 		}
 		if (err)
-			fprintf(stderr, "bhscope: writing the output failed: %s\n",
-				strerror(-err));
+			errmsg("writing the output failed: %s",
+			       strerror(-err));
 	}
 	lrusim_free(&sim);
 	lru_trace_close(&r);

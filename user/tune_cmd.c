@@ -15,6 +15,7 @@
 #include "lib/cli.h"
 #include "lru/lru_kernel.h"
 #include "lib/devname.h"
+#include "lib/errmsg.h"
 #include "lib/tunables.h"
 #include "lib/stop_signals.h"
 #include "tune/tune_change.h"
@@ -148,7 +149,7 @@ static int parse_setting(char *arg, struct tune_setting *s)
 	char *eq = strchr(arg, '='), *end;
 
 	if (!eq || eq == arg) {
-		fprintf(stderr, "bhscope: tune set: '%s' is not NAME=VALUE\n", arg);
+		errmsg("tune set: '%s' is not NAME=VALUE", arg);
 		return -1;
 	}
 	*eq = '\0';
@@ -163,19 +164,19 @@ static int parse_setting(char *arg, struct tune_setting *s)
 		s->num = strtol(s->value, &end, 10);
 		if (errno || end == s->value || *end ||
 		    s->num < (strcmp(s->name, "lru_size") ? -1 : 0)) {
-			fprintf(stderr, "bhscope: tune set: invalid value '%s' for %s\n",
-				s->value, s->name);
+			errmsg("tune set: invalid value '%s' for %s",
+			       s->value, s->name);
 			return -1;
 		}
 		if (strcmp(s->name, "lru_size") && s->num > BATCH_US_MAX) {
-			fprintf(stderr, "bhscope: tune set: %s=%s is out of range (-1..%d)\n",
-				s->name, s->value, BATCH_US_MAX);
+			errmsg("tune set: %s=%s is out of range (-1..%d)",
+			       s->name, s->value, BATCH_US_MAX);
 			return -1;
 		}
 		return 0;
 	}
-	fprintf(stderr, "bhscope: tune set: unknown tunable '%s' (lru_size, batch_min_us, batch_max_us, batch_dev)\n",
-		s->name);
+	errmsg("tune set: unknown tunable '%s' (lru_size, batch_min_us, batch_max_us, batch_dev)",
+	       s->name);
 	return -1;
 }
 
@@ -186,8 +187,8 @@ static int check_device_has_journal(const struct tune_opts *o)
 	int n = journals_list(&js), found = 0;
 
 	if (n < 0) {
-		fprintf(stderr, "bhscope: cannot list /proc/fs/jbd2: %s\n",
-			strerror(-n));
+		errmsg("cannot list /proc/fs/jbd2: %s",
+		       strerror(-n));
 		return -1;
 	}
 	for (int i = 0; i < n && !found; i++)
@@ -195,8 +196,8 @@ static int check_device_has_journal(const struct tune_opts *o)
 	free(js);
 	if (found)
 		return 0;
-	fprintf(stderr, "bhscope: tune: no jbd2 journal in use on %s (see bhscope tune)\n",
-		o->dev);
+	errmsg("tune: no jbd2 journal in use on %s (see bhscope tune)",
+	       o->dev);
 	return -1;
 }
 
@@ -215,7 +216,7 @@ static int refuse_pair(const struct tune_setting *s, int n)
 	if (min_us < 0 || max_us < 0 ||
 	    !batch_times_check(min_us, max_us, why, sizeof(why)))
 		return 0;
-	fprintf(stderr, "bhscope: tune set: refused: %s\n", why);
+	errmsg("tune set: refused: %s", why);
 	return -1;
 }
 
@@ -237,11 +238,11 @@ int cmd_tune(int argc, char **argv)
 		return tune_show(o.dev, slots, why, o.json, o.pretty);
 	}
 	if (geteuid()) {
-		fprintf(stderr, "bhscope: tune %s needs root\n", o.action);
+		errmsg("tune %s needs root", o.action);
 		return 1;
 	}
 	if (o.nr_assignments > (int)(sizeof(s) / sizeof(*s))) {
-		fprintf(stderr, "bhscope: tune set: too many settings\n");
+		errmsg("tune set: too many settings");
 		return 64;
 	}
 	for (int i = 0; i < o.nr_assignments; i++)

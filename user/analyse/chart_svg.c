@@ -10,6 +10,7 @@
 #include "analyse/chart_svg.h"
 #include "analyse/compare_print.h"
 #include "lib/atomic_file.h"
+#include "lib/errmsg.h"
 
 #define WIDTH		960
 #define PANEL_H		300
@@ -266,7 +267,7 @@ int chart_svg_save(const char *path, const struct cmp_table *t)
 	int ret;
 
 	if (!mem) {
-		fprintf(stderr, "bhscope: %s: %s\n", path, strerror(errno));
+		errmsg("%s: %s", path, strerror(errno));
 		return -1;
 	}
 	chart_svg_write(mem, t);
@@ -274,10 +275,10 @@ int chart_svg_save(const char *path, const struct cmp_table *t)
 	ret = atomic_file_write(AT_FDCWD, path, buf, len, ATOMIC_FILE_SYNC, err,
 				sizeof(err));
 	if (ret && errno == EEXIST)
-		fprintf(stderr, "bhscope: %s\n", err);
+		errmsg("%s", err);
 	else if (ret)
-		fprintf(stderr, "bhscope: %s: writing the chart failed: %s\n",
-			path, strerror(errno));
+		errmsg("%s: writing the chart failed: %s",
+		       path, strerror(errno));
 	free(buf);
 	return ret;
 }

@@ -10,6 +10,7 @@
 #include "jbd2.skel.h"
 #include "jbd2/jbd2_load.h"
 #include "lib/bpf_on_cpus.h"
+#include "lib/errmsg.h"
 #include "lib/probe_status.h"
 #include "lib/prog_misses.h"
 
@@ -155,8 +156,8 @@ struct jbd2_bpf *jbd2_load(uint32_t kdev, enum jbd2_hook hook,
 				     err);
 	}
 	events->available = false;
-	fprintf(stderr, "bhscope: loading the jbd2 BPF programs failed: %s\n",
-		events->why);
+	errmsg("loading the jbd2 BPF programs failed: %s",
+	       events->why);
 	if (errp)
 		*errp = err;
 	return NULL;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The jbd2 tracer's figures, each declared once (lib/figure.h): the text
- * and JSON reports (jbd2_report.c), serve (serve_jbd2.c), record's checker
- * and compare iterate this table.
+ * The jbd2 tracer's figures, each declared once (struct figure): the text
+ * and JSON reports (jbd2_report_text(), jbd2_report_json()), serve
+ * (serve_jbd2_write()), record's checker (record_check()) and compare
+ * (compare_run_metrics()) iterate this table.
  */
 #ifndef BHSCOPE_JBD2_TABLE_H
 #define BHSCOPE_JBD2_TABLE_H

@@ -28,7 +28,7 @@ extern const struct argp cli_common_argp;
 
 /*
  * argp child giving every command -h (argp's own help is -? and --help).
- * -V and --version come with argp_program_version_hook (main.c).
+ * -V and --version come with argp_program_version_hook (set by main()).
  */
 extern const struct argp cli_help_argp;
 

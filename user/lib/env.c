@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/env.h"
+#include "lib/errmsg.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -42,8 +43,8 @@ static int read_capabilities(struct __user_cap_data_struct data[2])
 	};
 
 	if (syscall(SYS_capget, &hdr, data)) {
-		fprintf(stderr, "bhscope: cannot read capabilities: %s\n",
-			strerror(errno));
+		errmsg("cannot read capabilities: %s",
+		       strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -60,18 +61,16 @@ int env_check_privileges(int needs)
 	dac = has_cap(data, CAP_DAC_OVERRIDE);
 	/* mount(2) needs CAP_SYS_ADMIN; bhtune's 0644 files, root's write. */
 	if ((needs & ENV_TUNE) && !(admin && dac)) {
-		fprintf(stderr,
-			"bhscope: changing mount options and bhtune's parameters needs root (missing:%s%s); nothing was run or changed; run with sudo\n",
-			admin ? "" : " CAP_SYS_ADMIN", dac ? "" : " CAP_DAC_OVERRIDE");
+		errmsg("changing mount options and bhtune's parameters needs root (missing:%s%s); nothing was run or changed; run with sudo",
+		       admin ? "" : " CAP_SYS_ADMIN", dac ? "" : " CAP_DAC_OVERRIDE");
 		return -1;
 	}
 	if (!(needs & ENV_TRACE) || admin ||
 	    (has_cap(data, CAP_BPF) && has_cap(data, CAP_PERFMON)))
 		return 0;
-	fprintf(stderr,
-		"bhscope: need root, or CAP_BPF and CAP_PERFMON (missing:%s%s); run with sudo\n",
-		has_cap(data, CAP_BPF) ? "" : " CAP_BPF",
-		has_cap(data, CAP_PERFMON) ? "" : " CAP_PERFMON");
+	errmsg("need root, or CAP_BPF and CAP_PERFMON (missing:%s%s); run with sudo",
+	       has_cap(data, CAP_BPF) ? "" : " CAP_BPF",
+	       has_cap(data, CAP_PERFMON) ? "" : " CAP_PERFMON");
 	return -1;
 }
 
@@ -138,8 +137,7 @@ int env_prepare_tracing(void)
 	if (env_check_privileges(ENV_TRACE))
 		return -1;
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		fprintf(stderr,
-			"bhscope: kernel BTF /sys/kernel/btf/vmlinux is missing; bhscope needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
+		errmsg("kernel BTF /sys/kernel/btf/vmlinux is missing; bhscope needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
 		return -1;
 	}
 	ensure_tracefs();

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A figure declared once, as ebpf_exporter declares a metric: one row of
- * its tracer's table (lru/lru_table.c, jbd2/jbd2_table.c) says its JSON
+ * its tracer's table (lru_table[], jbd2_table[]) says its JSON
  * key, its Prometheus family, type and help, its unit, where its value
  * comes from and when it is available. The text and JSON reports, serve,
  * record's checker and compare all iterate those tables, so two outputs

@@ -37,11 +37,11 @@ int hz_from_kernel_config(void);
  */
 int hz_of_running_kernel(void);
 
-/* What a command that needs HZ says when hz_of_running_kernel() fails. */
+/* What a command that needs HZ says (errmsg()) when hz_of_running_kernel() fails. */
 #define HZ_UNKNOWN_MSG                                                     \
-	"bhscope: cannot tell the kernel's HZ (CLOCK_MONOTONIC_COARSE's "       \
-	"resolution is no tick, and no CONFIG_HZ in /proc/config.gz or "       \
-	"/boot/config-*); jiffies cannot be converted\n"
+	"cannot tell the kernel's HZ (CLOCK_MONOTONIC_COARSE's resolution is "  \
+	"no tick, and no CONFIG_HZ in /proc/config.gz or /boot/config-*); "    \
+	"jiffies cannot be converted"
 
 /* Milliseconds in j jiffies at hz. */
 static inline double jiffies_to_ms(uint64_t j, int hz)

@@ -18,7 +18,7 @@
 /*
  * Reads path (at most max bytes) into a new NUL-terminated buffer in *data
  * (the caller frees it), its length in *len. Returns 0, or -1 with errno
- * set and a one-line reason in err, worded to follow "bhscope: PATH: ".
+ * set and a one-line reason in err, worded to follow errmsg()'s "PATH: ".
  */
 int input_file_read(const char *path, size_t max, int flags, char **data,
 		    size_t *len, char *err, size_t errlen);

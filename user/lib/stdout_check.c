@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/errmsg.h"
 #include "lib/stdout_check.h"
 #include "lib/stop_signals.h"
 
@@ -41,12 +42,12 @@ int stdout_check(void)
 		stdout_check_note(errno);
 	if (first_errno == EINTR && stop_requested())
 		/* a reader that stopped reading (a paused pager), then Ctrl-C */
-		fprintf(stderr, "bhscope: stopped while standard output was blocked: the last report is incomplete\n");
+		errmsg("stopped while standard output was blocked: the last report is incomplete");
 	else if (first_errno)
-		fprintf(stderr, "bhscope: writing standard output: %s\n",
-			strerror(first_errno));
+		errmsg("writing standard output: %s",
+		       strerror(first_errno));
 	else
-		fprintf(stderr, "bhscope: writing standard output failed\n");
+		errmsg("writing standard output failed");
 	return -1;
 }
 

@@ -22,7 +22,7 @@ void stdout_check_note(int err);
 
 /*
  * Flushes and closes standard output. Returns 0, or -1 after printing
- * "bhscope: writing standard output: REASON" to stderr.
+ * errmsg("writing standard output: REASON").
  */
 int stdout_check(void);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/errmsg.h"
 #include "lib/term_safe.h"
 
 /*
@@ -103,15 +104,15 @@ void term_safe_error(const char *fmt, ...)
 	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
 	if (n < 0) {
-		fputs("bhscope: out of memory\n", stderr);
+		errmsg("out of memory");
 		return;
 	}
 	len = 4 * (size_t)n + 1;	/* every byte may become \xNN */
 	safe = malloc(len);
 	if (safe)
-		fprintf(stderr, "bhscope: %s\n", term_safe(safe, len, msg));
+		errmsg("%s", term_safe(safe, len, msg));
 	else
-		fputs("bhscope: out of memory\n", stderr);
+		errmsg("out of memory");
 	free(safe);
 	free(msg);
 }

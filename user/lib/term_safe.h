@@ -19,7 +19,7 @@
 char *term_safe(char *buf, size_t len, const char *s);
 
 /*
- * Prints "bhscope: MESSAGE\n" to stderr, the message made safe as one line
+ * Prints MESSAGE with errmsg(), made safe as one line
  * (a newline in it is escaped too).
  */
 void term_safe_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

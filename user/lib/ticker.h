@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-/* Starts the clock, and takes the stop signals (lib/stop_signals.h). */
+/* Starts the clock, and takes the stop signals (stop_signals_install()). */
 void ticker_start(void);
 
 /*

@@ -6,8 +6,8 @@
  *    imposes on every journal or on the one of batch_dev);
  *  - each journal's own batch times and commit interval (ext4's
  *    min_batch_time, max_batch_time and commit options).
- * Reading is tunables.c; writing (bhtune's parameters, an ext4 remount)
- * is tunables_set.c.
+ * Reading them: bhtune_params_read(), journals_list(); writing them
+ * (bhtune's parameters, an ext4 remount): tunables_apply().
  */
 #ifndef BHSCOPE_TUNABLES_H
 #define BHSCOPE_TUNABLES_H
@@ -161,7 +161,7 @@ struct tunables_claim;
 struct tunables_saved;
 
 /*
- * Puts back the values saved for claim c (tunables_lock.h), by
+ * Puts back the values saved for claim c (tunables_claim_*()), by
  * tunables_apply() (a journal's by remounting mnt), then removes the state
  * file: at the end of a sweep, and where a tuner killed first left them.
  * A journal no longer mounted (its next mount takes its own options) or a

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/atomic_file.h"
+#include "lib/errmsg.h"
 #include "lib/tunables.h"
 #include "lib/tunables_lock.h"
 
@@ -252,6 +253,6 @@ void tunables_saved_note(const struct tunables_claim *c,
 	char what[128];
 
 	tunables_saved_describe(s, what, sizeof(what));
-	fprintf(stderr, "bhscope: %s: put back %s, left changed by a bhscope %s (pid %ld) that ended before it could\n",
-		c->what, what, s->by[0] ? s->by : "tuner", s->pid);
+	errmsg("%s: put back %s, left changed by a bhscope %s (pid %ld) that ended before it could",
+	       c->what, what, s->by[0] ? s->by : "tuner", s->pid);
 }

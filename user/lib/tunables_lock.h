@@ -13,8 +13,8 @@
  * A command that changes them only for a while (sweep) saves what it found
  * in NAME.state (written all or nothing, synced) before its first change
  * and removes it once they are put back. A state file found by the next
- * claimer means its writer died first: tunables_restore() (tunables.h)
- * puts the originals back from it.
+ * claimer means its writer died first: tunables_restore() puts the
+ * originals back from it.
  */
 #ifndef BHSCOPE_TUNABLES_LOCK_H
 #define BHSCOPE_TUNABLES_LOCK_H
@@ -89,9 +89,9 @@ void tunables_saved_describe(const struct tunables_saved *s, char *buf,
 			     size_t len);
 
 /*
- * The note of a tuner that put back what a killed one left: one line on
- * stderr, "bhscope: WHAT: put back ..., left changed by a bhscope sweep
- * (pid N) that ended before it could".
+ * The note of a tuner that put back what a killed one left, one errmsg()
+ * line: "WHAT: put back ..., left changed by a bhscope sweep (pid N) that
+ * ended before it could".
  */
 void tunables_saved_note(const struct tunables_claim *c,
 			 const struct tunables_saved *s);

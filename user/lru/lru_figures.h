@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The words of --probes: for each figure of an LRU session, the hook it
- * comes from or why it is missing, per hook kind. Used by lru_attach.c.
+ * comes from or why it is missing, per hook kind. Used by lru_load() as it chooses the hooks.
  */
 #ifndef BHSCOPE_LRU_FIGURES_H
 #define BHSCOPE_LRU_FIGURES_H

@@ -3,7 +3,7 @@
  * What an LRU tracer session runs on, as plain data: the hook kind in use,
  * the lookup's hook, the LRU size, and for each figure where it comes from
  * or why it is missing. Reports, records and the exporter read this, never
- * the libbpf session (lru_load.h) that fills it.
+ * the libbpf session (struct lru_session) that fills it.
  *
  * The hook kinds, best first:
  *   bhtune     bhtune.ko's tracepoints, when the module owns the LRU

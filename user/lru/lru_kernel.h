@@ -72,8 +72,8 @@ bool lru_kernel_has_kprobes(void);
 int lru_bhtune_lru_size(void);
 
 /*
- * Checks that bhtune_events.ko fires its events in the layout bpf/lru.bpf.c
- * reads (its abi parameter, lru_bhtune.h). Returns 0, or -1 with why.
+ * Checks that bhtune_events.ko fires its events in the layout the LRU probe
+ * reads (its abi parameter, struct bhtune_lookup_info). Returns 0, or -1 with why.
  */
 int lru_bhtune_check_abi(char *why, size_t len);
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The LRU tracer's figures, each declared once (lib/figure.h): the text
- * and JSON reports (lru_report.c), serve (serve_lru.c), record's checker
- * and compare iterate this table.
+ * The LRU tracer's figures, each declared once (struct figure): the text
+ * and JSON reports (lru_report_text(), lru_report_json()), serve
+ * (serve_lru_write()), record's checker (record_check()) and compare
+ * (compare_run_metrics()) iterate this table.
  */
 #ifndef BHSCOPE_LRU_TABLE_H
 #define BHSCOPE_LRU_TABLE_H

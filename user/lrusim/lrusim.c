@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The replay's model (user/lrusim/lrusim.h). While every size shares one
+ * The replay's model (struct lrusim). While every size shares one
  * recency order (nearly always) a CPU's model is one stack of up to depth
  * keys: a byte array of slot numbers, newest first, over a key table and
  * a hash of it, so that a lookup costs a hash probe, a memchr and a
  * memmove of at most depth bytes. When a miss not installed (or absent)
  * finds its key deeper than the traced LRU, the sizes stop sharing one
  * order: the same stack then says, per key, the smallest size that holds
- * it, until the orders agree again or the LRU is emptied (lrusim_split.c,
+ * it, until the orders agree again or the LRU is emptied (lrusim_split_*(),
  * at the same cost).
  */
 #include <errno.h>

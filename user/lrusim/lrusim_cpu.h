@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Inside the replay's model (user/lrusim/lrusim.c): a CPU's state, shared
- * with the mode for sizes that no longer share one order (lrusim_split.c).
+ * Inside the replay's model (lrusim_feed()): a CPU's state, shared
+ * with the mode for sizes that no longer share one order (lrusim_split_*()).
  */
 #ifndef BHSCOPE_LRUSIM_CPU_H
 #define BHSCOPE_LRUSIM_CPU_H
@@ -88,7 +88,7 @@ static inline int predict(int d, int S, unsigned int flags)
 	return LRU_MISS_ABSENT;
 }
 
-/* The one stack (lrusim.c), which the split mode shares. */
+/* The one stack, which the split mode shares. */
 void lrusim_stack_clear(const struct lrusim *sim, struct lrusim_cpu *c);
 int lrusim_stack_append(const struct lrusim *sim, struct lrusim_cpu *c,
 			const struct lru_key *k);
@@ -99,7 +99,7 @@ int lrusim_stack_append(const struct lrusim *sim, struct lrusim_cpu *c,
 int lrusim_stack_replace(const struct lrusim *sim, struct lrusim_cpu *c,
 			 int s, const struct lru_key *k);
 
-/* Split mode (lrusim_split.c). */
+/* Split mode. */
 /* The one stack splits: its key at depth d moves in the sizes above d. */
 void lrusim_split_begin(struct lrusim *sim, struct lrusim_cpu *c, int d);
 /* A lookup whose key is at position p (-1: not held). */

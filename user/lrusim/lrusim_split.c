@@ -14,7 +14,7 @@
  *    times, so every size orders its keys alike, by their last move;
  *  - the LRU of size k holds min(k, n) of the n keys: one key each has
  *    m = 1, 2, ... n.
- * So the model is the one stack (lrusim.c), every key in order of its
+ * So the model is the one stack (lrusim_stack_*()), every key in order of its
  * last move, newest first, with beside each its m - 1 (mpos): the LRU of
  * size k is the keys with mpos < k, in that order. The one stack is the
  * case mpos[i] == i.

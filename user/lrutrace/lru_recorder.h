@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * --trace: a thread that drains the lookup ring buffer into a trace file
- * (user/lrutrace/lru_trace.h) while the main thread prints the intervals. It
+ * (lru_trace_append()) while the main thread prints the intervals. It
  * writes a frame at least every second, so a recording killed loses at
  * most the last second.
  */

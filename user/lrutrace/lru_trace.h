@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The --trace file of `bhscope lru`, read by `bhscope simulate`. Every
- * record is a struct lru_event (include/lru_stats.h): a lookup (key, CPU,
+ * record is a struct lru_event: a lookup (key, CPU,
  * time, the tracer's outcome and slot, and the raw LRU_EV_FOUND/FRONT
  * bits), or a snapshot or reset of a CPU's LRU. Host byte order.
  *

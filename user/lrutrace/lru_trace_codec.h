@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The pieces of the version 2 record coding (user/lrutrace/lru_trace.h) that
+ * The pieces of the version 2 record coding (struct lru_trace_frame) that
  * the writer and the reader share: column order, varints, zigzag.
  */
 #ifndef BHSCOPE_LRU_TRACE_CODEC_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Reading a --trace file (user/lrutrace/lru_trace.h), version 1 or 2, as
+ * Reading a --trace file (struct lru_trace_header), version 1 or 2, as
  * hostile input: every size and number is checked against what the header
  * and the format allow before anything is allocated or indexed, and a file
  * cut short (a recording killed) reads up to its last whole record or

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Writing a --trace file (user/lrutrace/lru_trace.h): version 2, records coded
+ * Writing a --trace file (struct lru_trace_header): version 2, records coded
  * into columns and written as one zstd frame per LRU_TRACE_FRAME_RECORDS
  * records or per flush; version 1 (40-byte records) for tests and
  * benchmarks of the old reader path.

@@ -105,7 +105,7 @@ static const struct field fields[] = {
 	OBJ("runs.*.lru.total", NUL),
 	{ "runs.*.lru.cpus", W_ARRAY, NUL, 0, RECORD_MAX_CPUS },
 	OBJ("runs.*.lru.cpus.*", 0),
-	/* sweep's cells: its own limits (sweep_cmd.c's options) */
+	/* sweep's cells: its own limits (sweep's options) */
 	OBJ("sweep", NUL),
 	{ "sweep.config", W_STRING, 0, 1, 256 },
 	{ "sweep.config_index", W_INT, 0, 0, RECORD_MAX_CELLS - 1 },

@@ -4,6 +4,7 @@
 
 #include "jbd2.skel.h"
 #include "jbd2/jbd2_load.h"
+#include "lib/errmsg.h"
 #include "lib/hz.h"
 #include "record/record_jbd2.h"
 
@@ -40,7 +41,7 @@ static void read_snapshot(struct record_jbd2 *r, struct jbd2_snapshot *s)
 {
 	*s = (struct jbd2_snapshot){ .nr_cpus = r->nr_cpus };
 	if (jbd2_read_snapshot(r->skel, s))
-		fprintf(stderr, "bhscope: reading the jbd2 maps failed; this run's jbd2 figures may be short\n");
+		errmsg("reading the jbd2 maps failed; this run's jbd2 figures may be short");
 }
 
 void record_jbd2_run_begin(struct record_jbd2 *r)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The buffer-head LRU figures of a record, through the LRU tracer's
- * load/snapshot API (lru_load.h): loaded once, read before and after each
+ * load/snapshot API (lru_load(), lru_read_snapshot()): loaded once, read before and after each
  * run, the run's interval reported as `bhscope lru -C -j` would.
  */
 #ifndef BHSCOPE_RECORD_LRU_H

@@ -5,6 +5,7 @@
 
 #include "lru/lru_report.h"
 #include "record/record_lru.h"
+#include "lib/errmsg.h"
 
 /* The reason of the last mode tried: the most basic hook that failed. */
 static void why_not(const struct lru_hooks *h, struct probe_status *st)
@@ -38,7 +39,7 @@ static void read_snapshot(struct record_lru *r, struct lru_snapshot *s)
 {
 	*s = (struct lru_snapshot){ .nr_cpus = r->session.nr_cpus };
 	if (lru_read_snapshot(&r->session, s))
-		fprintf(stderr, "bhscope: reading the LRU maps failed; this run's LRU figures may be short\n");
+		errmsg("reading the LRU maps failed; this run's LRU figures may be short");
 }
 
 void record_lru_run_begin(struct record_lru *r)

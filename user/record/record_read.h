@@ -13,7 +13,7 @@
  * Reads and checks path ("-" is standard input): a regular file of at most
  * 64 MiB, one JSON document, checked by record_check(). On success returns 0 and the record in *root
  * (caller puts it). On failure returns -1 with the problem in err, worded
- * to follow "bhscope: FILE: ".
+ * to follow errmsg()'s "FILE: ".
  */
 int record_read(const char *path, struct json_object **root, char *err,
 		size_t errlen);
@@ -24,7 +24,7 @@ int record_parse(const char *buf, size_t size, struct json_object **root,
 
 /*
  * Checks an already parsed document as record_read does: the schema, and
- * the type and range of every field a reader takes (record_check.c lists
+ * the type and range of every field a reader takes (record_check() lists
  * them); every number finite. -1 with the field's path in err.
  */
 int record_check(struct json_object *root, char *err, size_t errlen);

@@ -22,6 +22,7 @@
 #include "record/record_write.h"
 #include "lib/atomic_file.h"
 #include "lib/env.h"
+#include "lib/errmsg.h"
 #include "lib/term_safe.h"
 #include "lib/stop_signals.h"
 #include "lib/json_out.h"
@@ -198,11 +199,11 @@ static int find_target(const struct record_opts *o, struct record_target *t,
 	*have = false;
 	if (!dir) {
 		if (!o->quiet)
-			fprintf(stderr, "bhscope: no --dir: the record will not say which filesystem the workload used\n");
+			errmsg("no --dir: the record will not say which filesystem the workload used");
 		return 0;
 	}
 	if (record_target_find(dir, t, err, sizeof(err))) {
-		fprintf(stderr, "bhscope: %s\n", err);
+		errmsg("%s", err);
 		return -1;
 	}
 	*have = true;
@@ -278,7 +279,7 @@ int record_main(const struct record_opts *o)
 	record_tunables_read(have_target ? &t : NULL, &batch, &bhtune);
 	rec = header(o, have_target ? &t : NULL, &batch, &bhtune);
 	if (!o->quiet && tr.want_lru && !tr.lru.available)
-		fprintf(stderr, "bhscope: LRU figures unavailable: %s\n", tr.lru.why);
+		errmsg("LRU figures unavailable: %s", tr.lru.why);
 
 	runs = json_object_new_array();
 	for (int i = 1; i <= o->repeats && ok; i++) {
@@ -288,7 +289,7 @@ int record_main(const struct record_opts *o)
 		ok = run_ok(run);
 		progress(o, i, run);
 		if (stop_requested() && i < o->repeats) {
-			fprintf(stderr, "bhscope: interrupted; recording the runs so far\n");
+			errmsg("interrupted; recording the runs so far");
 			ok = false;
 		}
 	}
@@ -303,8 +304,8 @@ int record_main(const struct record_opts *o)
 		fprintf(stderr, "recorded %d run%s to %s\n", o->repeats,
 			o->repeats > 1 ? "s" : "", o->out);
 	else if (!ok)
-		fprintf(stderr, "bhscope: the workload failed; %s says so (\"ok\": false)\n",
-			o->out);
+		errmsg("the workload failed; %s says so (\"ok\": false)",
+		       o->out);
 	json_object_put(rec);
 	free(argv);
 	return ret;

@@ -5,6 +5,7 @@
 
 #include "lib/env.h"
 #include "record/record_trace.h"
+#include "lib/errmsg.h"
 
 static void unavailable(struct probe_status *st, const char *why)
 {
@@ -21,8 +22,8 @@ int record_trace_start(struct record_trace *t)
 	if (!t->want_jbd2 && !t->want_lru)
 		return 0;
 	if (t->nr_cpus <= 0) {
-		fprintf(stderr, "bhscope: cannot count the possible CPUs: %s\n",
-			strerror(-t->nr_cpus));
+		errmsg("cannot count the possible CPUs: %s",
+		       strerror(-t->nr_cpus));
 		return -1;
 	}
 	if (env_prepare_tracing())

@@ -8,6 +8,7 @@
 
 #include "lib/atomic_file.h"
 #include "record/record_write.h"
+#include "lib/errmsg.h"
 
 int record_write_json(const char *path, struct json_object *o)
 {
@@ -18,7 +19,7 @@ int record_write_json(const char *path, struct json_object *o)
 	int ret;
 
 	if (!buf) {
-		fprintf(stderr, "bhscope: %s: out of memory\n", path);
+		errmsg("%s: out of memory", path);
 		return -1;
 	}
 	memcpy(buf, s, len);
@@ -26,10 +27,10 @@ int record_write_json(const char *path, struct json_object *o)
 	ret = atomic_file_write(AT_FDCWD, path, buf, len + 1, ATOMIC_FILE_SYNC,
 				err, sizeof(err));
 	if (ret && errno == EEXIST)
-		fprintf(stderr, "bhscope: %s\n", err);
+		errmsg("%s", err);
 	else if (ret)
-		fprintf(stderr, "bhscope: %s: writing the record failed: %s; nothing was written\n",
-			path, strerror(errno));
+		errmsg("%s: writing the record failed: %s; nothing was written",
+		       path, strerror(errno));
 	free(buf);
 	return ret;
 }

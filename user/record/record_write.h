@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Writing a record file, all or nothing (lib/atomic_file.h). */
+/* Writing a record file, all or nothing (atomic_file_write()). */
 #ifndef BHSCOPE_RECORD_WRITE_H
 #define BHSCOPE_RECORD_WRITE_H
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Who may hold the HTTP server's connections: the policy, as plain data
- * (serve_http.c applies it to libmicrohttpd's connections).
+ * (serve_http_run() applies it to libmicrohttpd's connections).
  *
  * A connection is either waiting for a request head (since it was
  * accepted, or since its previous answer was sent) or answering one. The

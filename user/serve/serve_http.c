@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/errmsg.h"
 #include "serve/serve_conns.h"
 #include "serve/serve_http.h"
 
@@ -142,7 +143,7 @@ static void count(uint64_t *n)
  * address, but no deadline for a request head (a client that sends one
  * header line every few seconds is never idle), and at its limits it
  * refuses the newcomer, which locks out a scraper sharing an address
- * with slow clients (all of 127/8 is "localhost"). So serve_conns.c keeps
+ * with slow clients (all of 127/8 is "localhost"). So struct serve_conns keeps
  * the connections it reports (MHD_OPTION_NOTIFY_CONNECTION, the access
  * handler, MHD_OPTION_NOTIFY_COMPLETED), and a connection it chooses to
  * close is shut down: libmicrohttpd then reads its end and closes it.
@@ -293,9 +294,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			      const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **con_cls)
 {
-	static const char not_found[] = "bhscope: not found; metrics are at /metrics\n";
-	static const char bad_method[] = "bhscope: only GET and HEAD are served\n";
-	static const char oom[] = "bhscope: out of memory rendering the metrics\n";
+	/* the client's answers, worded as bhscope's lines on stderr */
+	static const char not_found[] = ERRMSG_PREFIX "not found; metrics are at /metrics\n";
+	static const char bad_method[] = ERRMSG_PREFIX "only GET and HEAD are served\n";
+	static const char oom[] = ERRMSG_PREFIX "out of memory rendering the metrics\n";
 	struct serve_http *h = cls;
 
 	(void)version;
@@ -333,11 +335,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 /* libmicrohttpd's own messages (a client's bad request...): debug only. */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	char *msg = NULL;
+
 	(void)cls;
-	if (!getenv("BHSCOPE_DEBUG"))
+	if (!getenv("BHSCOPE_DEBUG") || vasprintf(&msg, fmt, ap) < 0)
 		return;
-	fprintf(stderr, "bhscope: http: ");
-	vfprintf(stderr, fmt, ap);
+	/* its messages end with a newline of their own */
+	if (msg[0] && msg[strlen(msg) - 1] == '\n')
+		msg[strlen(msg) - 1] = '\0';
+	errmsg("http: %s", msg);
+	free(msg);
 }
 
 struct serve_http *serve_http_bind(const char *spec, char *err, size_t errlen)

@@ -5,7 +5,7 @@
  * other path is 404 and any other method 405. libmicrohttpd itself answers
  * requests whose headers do not fit the connection's memory (431).
  *
- * Hostile clients (serve_conns.h has the policy): one thread polls every
+ * Hostile clients (struct serve_conns has the policy): one thread polls every
  * connection and never blocks on one, so a slow client delays nobody; a
  * request head must arrive whole within SERVE_HTTP_HEAD_S of when the
  * connection began waiting for it, however busy the client keeps it; an

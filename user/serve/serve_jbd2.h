@@ -4,7 +4,7 @@
  * jbd2_table that have a family, where their probe is attached (so a
  * figure JSON reports as null has no family), for each journal present
  * and selected, and its batch times. The source that reads the tracer is
- * serve_jbd2_bpf.c.
+ * serve_jbd2_source.
  */
 #ifndef BHSCOPE_SERVE_JBD2_H
 #define BHSCOPE_SERVE_JBD2_H

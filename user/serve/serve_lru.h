@@ -3,7 +3,7 @@
  * The buffer-head LRU's Prometheus families, from plain data: the rows of
  * lru_table that have a family, each where the hooks make it available
  * (so a figure JSON reports as null has no family), and the hooks' mode
- * and the LRU's size. The source that reads the tracer is serve_lru_bpf.c.
+ * and the LRU's size. The source that reads the tracer is serve_lru_source.
  */
 #ifndef BHSCOPE_SERVE_LRU_H
 #define BHSCOPE_SERVE_LRU_H

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "serve/serve_notify.h"
+#include "lib/errmsg.h"
 
 /*
  * As sd_notify(3) documents the protocol: one datagram on an AF_UNIX
@@ -28,13 +29,13 @@ int serve_notify(const char *state)
 		return 0;
 	/* The other forms (vsock:) are for virtual machines, not services. */
 	if (path[0] != '/' && path[0] != '@') {
-		fprintf(stderr, "bhscope: NOTIFY_SOCKET=%s: only AF_UNIX sockets are supported\n",
-			path);
+		errmsg("NOTIFY_SOCKET=%s: only AF_UNIX sockets are supported",
+		       path);
 		return -EAFNOSUPPORT;
 	}
 	len = strlen(path);
 	if (len >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "bhscope: NOTIFY_SOCKET is too long\n");
+		errmsg("NOTIFY_SOCKET is too long");
 		return -ENAMETOOLONG;
 	}
 	memcpy(sa.sun_path, path, len);
@@ -49,8 +50,8 @@ int serve_notify(const char *state)
 	err = sent < 0 ? -errno : 0;
 	close(fd);
 	if (err)
-		fprintf(stderr, "bhscope: cannot notify the service manager at %s: %s\n",
-			path, strerror(-err));
+		errmsg("cannot notify the service manager at %s: %s",
+		       path, strerror(-err));
 	return err;
 }
 

@@ -16,6 +16,7 @@
 
 #include "lib/clock.h"
 #include "lib/env.h"
+#include "lib/errmsg.h"
 #include "lib/hz.h"
 #include "lib/term_safe.h"
 #include "serve/serve.h"
@@ -85,23 +86,27 @@ static void select_sources(const struct serve_opts *a)
 static void report_source(const struct serve_source *src)
 {
 	if (!src->running) {
-		fprintf(stderr, "bhscope: %s: not serving yet: %s\n", src->name,
-			src->nr_probes ? src->probes[0].why : strerror(-src->start_err));
+		errmsg("%s: not serving yet: %s", src->name,
+		       src->nr_probes ? src->probes[0].why : strerror(-src->start_err));
 		return;
 	}
 	for (int i = 0; i < src->nr_probes; i++) {
 		const struct serve_probe *p = &src->probes[i];
+		char names[SERVE_MAX_PROBES * 64];
 		bool said = false;
+		size_t n;
 
 		for (int j = 0; j < i && !said; j++)
 			said = !src->probes[j].up && !strcmp(src->probes[j].why, p->why);
 		if (p->up || said)
 			continue;
-		fprintf(stderr, "bhscope: %s: %s", src->name, p->name);
+		n = snprintf(names, sizeof(names), "%s", p->name);
 		for (int j = i + 1; j < src->nr_probes; j++)
-			if (!src->probes[j].up && !strcmp(src->probes[j].why, p->why))
-				fprintf(stderr, ", %s", src->probes[j].name);
-		fprintf(stderr, " not attached: %s\n", p->why);
+			if (!src->probes[j].up && !strcmp(src->probes[j].why, p->why) &&
+			    n < sizeof(names))
+				n += snprintf(names + n, sizeof(names) - n, ", %s",
+					      src->probes[j].name);
+		errmsg("%s: %s not attached: %s", src->name, names, p->why);
 	}
 }
 
@@ -128,7 +133,7 @@ static int start_sources(struct serve_state *st)
 		lasting |= !src->running && src->start_err != -ENOENT;
 	}
 	if (!any && lasting) {
-		fprintf(stderr, "bhscope: no source could start; nothing to serve\n");
+		errmsg("no source could start; nothing to serve");
 		return -1;
 	}
 	return 0;
@@ -202,7 +207,7 @@ static void retry_sources(struct serve_state *st, bool all)
 			continue;
 		start_source(src, st->nr_cpus, !all);
 		if (src->running)
-			fprintf(stderr, "bhscope: %s: now serving\n", src->name);
+			errmsg("%s: now serving", src->name);
 	}
 }
 
@@ -221,7 +226,7 @@ static int textfile_sync_dir(struct server *s, const char *old_dir)
 	if (!serve_textfile_open(&s->textfile, dir, err, sizeof(err)))
 		return 0;
 	serve_textfile_close(&s->textfile, false);
-	fprintf(stderr, "bhscope: %s\n", err);
+	errmsg("%s", err);
 	return -1;
 }
 
@@ -241,14 +246,14 @@ static void textfile_tick(struct server *s)
 		__atomic_fetch_add(&s->st.counters.textfile_writes, 1,
 				   __ATOMIC_RELAXED);
 		if (s->textfile_failing)
-			fprintf(stderr, "bhscope: textfile writes work again\n");
+			errmsg("textfile writes work again");
 		s->textfile_failing = false;
 		return;
 	}
 	__atomic_fetch_add(&s->st.counters.textfile_errors, 1, __ATOMIC_RELAXED);
 	if (!s->textfile_failing)	/* one line per failing streak */
-		fprintf(stderr, "bhscope: %s\n",
-			s->textbuf.oom ? "out of memory rendering the textfile" : err);
+		errmsg("%s",
+		       s->textbuf.oom ? "out of memory rendering the textfile" : err);
 	s->textfile_failing = true;
 }
 
@@ -263,12 +268,12 @@ static void restart_stale(struct serve_state *st)
 		src->ops->stop(src);
 		src->running = false;
 		src->restarts++;
-		fprintf(stderr, "bhscope: %s: its hooks went stale: attaching again, its counters start from 0\n",
-			src->name);
+		errmsg("%s: its hooks went stale: attaching again, its counters start from 0",
+		       src->name);
 		start_source(src, st->nr_cpus, false);
 		if (!src->running && src->start_err == -ENOENT)
-			fprintf(stderr, "bhscope: %s: retried every interval\n",
-				src->name);
+			errmsg("%s: retried every interval",
+			       src->name);
 	}
 }
 
@@ -316,10 +321,10 @@ static void reload(struct server *s)
 		return;
 	}
 	if (textfile_sync_dir(s, old_dir))
-		fprintf(stderr, "bhscope: no textfile until the directory is usable (retried every interval)\n");
-	fprintf(stderr, "bhscope: configuration reloaded%s%s\n",
-		s->args->config ? " from " : "",
-		s->args->config ? s->args->config : "");
+		errmsg("no textfile until the directory is usable (retried every interval)");
+	errmsg("configuration reloaded%s%s",
+	       s->args->config ? " from " : "",
+	       s->args->config ? s->args->config : "");
 }
 
 static double deadline_after(double interval)
@@ -365,13 +370,13 @@ static int init_state(struct server *s)
 	st->counters.last_reload_ok = true;
 	st->hz = hz_of_running_kernel();
 	if (st->hz <= 0) {
-		fputs(HZ_UNKNOWN_MSG, stderr);
+		errmsg("%s", HZ_UNKNOWN_MSG);
 		return -1;
 	}
 	st->nr_cpus = libbpf_num_possible_cpus();
 	if (st->nr_cpus <= 0) {
-		fprintf(stderr, "bhscope: cannot count the possible CPUs: %s\n",
-			strerror(-st->nr_cpus));
+		errmsg("cannot count the possible CPUs: %s",
+		       strerror(-st->nr_cpus));
 		return -1;
 	}
 	st->cpu_names = calloc(st->nr_cpus, sizeof(*st->cpu_names));
@@ -393,18 +398,21 @@ static void free_state(struct serve_state *st)
 
 static void announce(const struct server *s)
 {
-	fprintf(stderr, "bhscope: serving");
+	char line[sizeof(s->textfile.dir) + 512];
+	size_t n = snprintf(line, sizeof(line), "serving");
+
 	for (int i = 0; i < serve_nr_sources; i++)
-		if (serve_sources[i]->wanted)
-			fprintf(stderr, " %s", serve_sources[i]->name);
-	if (s->http)
-		fprintf(stderr, " on http://%s/metrics",
-			serve_http_address(s->http));
-	if (s->textfile.dirfd >= 0)
-		fprintf(stderr, "%s%s/%s every %g s", s->http ? " and " : " in ",
-			s->textfile.dir, SERVE_TEXTFILE_NAME,
-			s->st.cfg.interval_s);
-	fprintf(stderr, "\n");
+		if (serve_sources[i]->wanted && n < sizeof(line))
+			n += snprintf(line + n, sizeof(line) - n, " %s",
+				      serve_sources[i]->name);
+	if (s->http && n < sizeof(line))
+		n += snprintf(line + n, sizeof(line) - n, " on http://%s/metrics",
+			      serve_http_address(s->http));
+	if (s->textfile.dirfd >= 0 && n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n, "%s%s/%s every %g s",
+			 s->http ? " and " : " in ", s->textfile.dir,
+			 SERVE_TEXTFILE_NAME, s->st.cfg.interval_s);
+	errmsg("%s", line);
 }
 
 static int serve(struct server *s)
@@ -414,7 +422,7 @@ static int serve(struct server *s)
 	bool http = strcmp(s->args->listen, "none");
 
 	if (!http && !s->st.cfg.textfile_dir[0] && !s->args->probes) {
-		fprintf(stderr, "bhscope: nothing to serve: --listen none needs --textfile DIR\n");
+		errmsg("nothing to serve: --listen none needs --textfile DIR");
 		return 64;
 	}
 	/*
@@ -440,7 +448,7 @@ static int serve(struct server *s)
 	if (http) {
 		s->http = serve_http_bind(s->args->listen, err, sizeof(err));
 		if (!s->http) {
-			fprintf(stderr, "bhscope: %s\n", err);
+			errmsg("%s", err);
 			return 1;
 		}
 	}
@@ -449,8 +457,8 @@ static int serve(struct server *s)
 		/* The kernel keeps the statistics on while this fd is open. */
 		s->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 		if (s->stats_fd < 0) {
-			fprintf(stderr, "bhscope: --bpf-stats: turning on BPF run-time statistics failed: %s (needs CAP_SYS_ADMIN)\n",
-				strerror(errno));
+			errmsg("--bpf-stats: turning on BPF run-time statistics failed: %s (needs CAP_SYS_ADMIN)",
+			       strerror(errno));
 			return 1;
 		}
 		s->st.bpf_stats_held = true;
@@ -462,7 +470,7 @@ static int serve(struct server *s)
 
 	if (s->http && serve_http_run(s->http, render_cb, &s->st,
 				      &s->st.counters, err, sizeof(err))) {
-		fprintf(stderr, "bhscope: %s\n", err);
+		errmsg("%s", err);
 		return 1;
 	}
 	announce(s);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bhscope serve's engine, under its command (serve_cmd.c parses): starts
+ * bhscope serve's engine, under its command (cmd_serve() parses): starts
  * the sources, serves /metrics and/or the textfile, ticks every interval
  * (devices pruned, stale or missing hooks retried, the textfile
  * rewritten) and reloads on SIGHUP, until SIGINT or SIGTERM.

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "lib/env.h"
+#include "lib/errmsg.h"
 #include "lib/stop_signals.h"
 #include "record/record_exec.h"
 #include "record/record_run.h"
@@ -22,7 +23,7 @@ static int restore_settings(void)
 {
 	if (!sweep_tune_restore(&tune))
 		return 0;
-	fprintf(stderr, "bhscope: could not restore the original settings; check them by hand\n");
+	errmsg("could not restore the original settings; check them by hand");
 	return -1;
 }
 
@@ -144,8 +145,8 @@ static int warm_up(const struct sweep_opts *a)
 		fprintf(stderr, "warm-up run (not recorded)\n");
 	ret = exec_run(argv, false, &r) || r.exit_status ? -1 : 0;
 	if (ret && !stop_requested())
-		fprintf(stderr, "bhscope: the warm-up run failed%s%s\n",
-			r.error[0] ? ": " : "", r.error);
+		errmsg("the warm-up run failed%s%s",
+		       r.error[0] ? ": " : "", r.error);
 	exec_result_free(&r);
 	free(args);
 	free(argv);
@@ -158,8 +159,8 @@ static int sweep_ended(size_t i, size_t total, const char *dir)
 	int stopped = stop_requested();
 
 	restore_settings();
-	fprintf(stderr, "bhscope: sweep %s at cell %zu/%zu; records so far are in %s\n",
-		stopped ? "interrupted" : "stopped", i + 1, total, dir);
+	errmsg("sweep %s at cell %zu/%zu; records so far are in %s",
+	       stopped ? "interrupted" : "stopped", i + 1, total, dir);
 	return stopped ? 130 : 1;
 }
 
@@ -172,12 +173,12 @@ int sweep_run(const struct sweep_opts *a, char ***paths, int *npaths)
 	const char *dir = record_workload_dir(a->argv, a->argc, true);
 
 	if (total > RECORD_MAX_CELLS) {
-		fprintf(stderr, "bhscope: %zu cells is more than %d; sweep fewer values\n",
-			total, RECORD_MAX_CELLS);
+		errmsg("%zu cells is more than %d; sweep fewer values",
+		       total, RECORD_MAX_CELLS);
 		return 64;
 	}
 	if (!dir) {
-		fprintf(stderr, "bhscope: give bhbench's directory with -D DIR\n");
+		errmsg("give bhbench's directory with -D DIR");
 		return 64;
 	}
 	/* Before anything is changed: one line for an unprivileged user. */
@@ -187,11 +188,11 @@ int sweep_run(const struct sweep_opts *a, char ***paths, int *npaths)
 	stop_signals_install();
 	atexit(restore_at_exit);
 	if (sweep_tune_prepare(&tune, dir, lru, batch, err, sizeof(err))) {
-		fprintf(stderr, "bhscope: %s\n", err);
+		errmsg("%s", err);
 		return 1;
 	}
 	if (mkdir(a->dir, 0755) && errno != EEXIST) {
-		fprintf(stderr, "bhscope: %s: %s\n", a->dir, strerror(errno));
+		errmsg("%s: %s", a->dir, strerror(errno));
 		return 1;
 	}
 	*paths = calloc(total, sizeof(**paths));

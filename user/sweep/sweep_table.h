@@ -13,7 +13,7 @@
 
 /*
  * Prints the table of the records in paths (each with its "sweep" cell).
- * Returns 0, or -1 after a one-line "bhscope: FILE: problem".
+ * Returns 0, or -1 after one errmsg() line, "FILE: problem".
  */
 int sweep_table_print(FILE *out, char **paths, int n);
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/errmsg.h"
 #include "lib/tunables.h"
 #include "record/record_tunables.h"
 #include "sweep/sweep_tune.h"
@@ -95,7 +96,7 @@ int sweep_tune_apply(struct sweep_tune *st, long lru_size, long min_us,
 	if (!tunables_apply(&v, st->batch_by_bhtune ? NULL :
 			    st->target.mount_point, err, sizeof(err)))
 		return 0;
-	fprintf(stderr, "bhscope: %s\n", err);
+	errmsg("%s", err);
 	return -1;
 }
 
@@ -108,7 +109,7 @@ int sweep_tune_restore(struct sweep_tune *st)
 		return 0;
 	if (tunables_restore(&st->claim, st->target.mount_point, NULL, err,
 			     sizeof(err)) < 0) {
-		fprintf(stderr, "bhscope: %s\n", err);
+		errmsg("%s", err);
 		return -1;
 	}
 	st->saved = false;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "lib/errmsg.h"
 #include "lib/tunables.h"
 #include "lib/tunables_lock.h"
 #include "tune/tune_change.h"
@@ -23,7 +24,7 @@ static int bhtune_one(const struct tunables_values *v,
 	char err[256];
 
 	if (tunables_apply(v, NULL, err, sizeof(err))) {
-		fprintf(stderr, "bhscope: %s\n", err);
+		errmsg("%s", err);
 		return 1;
 	}
 	printf("%s = %s (bhtune)\n", s->name, s->value);
@@ -61,7 +62,7 @@ static int set_with_bhtune(const struct tune_setting *s, int n)
 	v.min_us = min->num;
 	v.max_us = max->num;
 	if (tunables_apply(&v, NULL, err, sizeof(err))) {
-		fprintf(stderr, "bhscope: %s\n", err);
+		errmsg("%s", err);
 		return 1;
 	}
 	printf("%s = %s (bhtune)\n%s = %s (bhtune)\n", min->name, min->value,
@@ -87,13 +88,13 @@ static int claim_journal(const struct tune_request *o,
 
 	snprintf(by, sizeof(by), "tune %s", o->action);
 	if (stat(j->mnt, &st)) {
-		fprintf(stderr, "bhscope: %s: %s\n", j->mnt, strerror(errno));
+		errmsg("%s: %s", j->mnt, strerror(errno));
 		return -1;
 	}
 	if (!tunables_claim_journal(c, major(st.st_dev), minor(st.st_dev),
 				    j->dev, by, err, sizeof(err)))
 		return 0;
-	fprintf(stderr, "bhscope: %s\n", err);
+	errmsg("%s", err);
 	return -1;
 }
 
@@ -111,13 +112,13 @@ static int remount_batch(const struct tune_request *o, long min_us, long max_us,
 	int n = journals_list(&js), done = 0, rc = 0;
 
 	if (n < 0) {
-		fprintf(stderr, "bhscope: cannot list /proc/fs/jbd2: %s\n", strerror(-n));
+		errmsg("cannot list /proc/fs/jbd2: %s", strerror(-n));
 		return 1;
 	}
 	claims = calloc(n ? n : 1, sizeof(*claims));
 	if (!claims) {
 		free(js);
-		fprintf(stderr, "bhscope: out of memory\n");
+		errmsg("out of memory");
 		return 1;
 	}
 	for (int i = 0; i < n; i++)
@@ -130,8 +131,8 @@ static int remount_batch(const struct tune_request *o, long min_us, long max_us,
 		if (batch_times_check(min_us >= 0 ? min_us : js[i].min_batch_us,
 				      max_us >= 0 ? max_us : js[i].max_batch_us,
 				      why, sizeof(why))) {
-			fprintf(stderr, "bhscope: refused for %s (%s): %s\n",
-				js[i].mnt, js[i].dev, why);
+			errmsg("refused for %s (%s): %s",
+			       js[i].mnt, js[i].dev, why);
 			rc = 1;
 		}
 	}
@@ -149,7 +150,7 @@ static int remount_batch(const struct tune_request *o, long min_us, long max_us,
 		r = tunables_restore(&claims[i], js[i].mnt, &saved, err,
 				     sizeof(err));
 		if (r < 0) {
-			fprintf(stderr, "bhscope: %s\n", err);
+			errmsg("%s", err);
 			rc = 1;
 			continue;
 		}
@@ -168,7 +169,7 @@ static int remount_batch(const struct tune_request *o, long min_us, long max_us,
 		v.min_us = min_us >= 0 ? min_us : js[i].min_batch_us;
 		v.max_us = max_us >= 0 ? max_us : js[i].max_batch_us;
 		if (tunables_apply(&v, js[i].mnt, err, sizeof(err))) {
-			fprintf(stderr, "bhscope: %s\n", err);
+			errmsg("%s", err);
 			rc = 1;
 			continue;
 		}
@@ -177,8 +178,8 @@ static int remount_batch(const struct tune_request *o, long min_us, long max_us,
 		done++;
 	}
 	if (!done && !rc) {
-		fprintf(stderr, "bhscope: no mounted ext4 journal%s%s to set\n",
-			o->dev ? " on " : "", o->dev ? o->dev : "");
+		errmsg("no mounted ext4 journal%s%s to set",
+		       o->dev ? " on " : "", o->dev ? o->dev : "");
 		rc = 1;
 	}
 	for (int i = 0; i < n; i++)
@@ -195,8 +196,8 @@ static int set_by_remount(const struct tune_request *o, const struct tune_settin
 
 	for (int i = 0; i < n; i++) {
 		if (!strcmp(s[i].name, "lru_size") || !strcmp(s[i].name, "batch_dev")) {
-			fprintf(stderr, "bhscope: %s needs bhtune.ko, which is not loaded: %s\n",
-				s[i].name, why ? why : "insmod kmod/bhtune.ko first");
+			errmsg("%s needs bhtune.ko, which is not loaded: %s",
+			       s[i].name, why ? why : "insmod kmod/bhtune.ko first");
 			return 1;
 		}
 		if (!strcmp(s[i].name, "batch_min_us"))
@@ -222,12 +223,12 @@ static int change_bhtune(const struct tune_request *o, const struct tune_setting
 
 	snprintf(by, sizeof(by), "tune %s", o->action);
 	if (tunables_claim_bhtune(&c, by, err, sizeof(err))) {
-		fprintf(stderr, "bhscope: %s\n", err);
+		errmsg("%s", err);
 		return 1;
 	}
 	r = tunables_restore(&c, NULL, &saved, err, sizeof(err));
 	if (r < 0) {
-		fprintf(stderr, "bhscope: %s\n", err);
+		errmsg("%s", err);
 	} else if (r > 0 && reset) {
 		tunables_saved_describe(&saved, what, sizeof(what));
 		printf("bhtune: %s put back, as before the bhscope %s (pid %ld) that ended before it could\n",
@@ -237,7 +238,7 @@ static int change_bhtune(const struct tune_request *o, const struct tune_setting
 		int e = bhtune_param_set("reset", "1");
 
 		if (e)
-			fprintf(stderr, "bhscope: bhtune reset failed: %s\n", strerror(-e));
+			errmsg("bhtune reset failed: %s", strerror(-e));
 		else
 			printf("bhtune: every journal back to its filesystem's batch times\n");
 		ret = e ? 1 : 0;

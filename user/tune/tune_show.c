@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/errmsg.h"
 #include "lib/json_out.h"
 #include "lib/tunables.h"
 #include "tune/tune_show.h"
@@ -37,8 +38,8 @@ int tune_show(const char *dev, int slots, const char *slots_why, bool json,
 	bhtune_params_read(&b);
 	n = journals_list(&js);
 	if (n < 0) {
-		fprintf(stderr, "bhscope: cannot list /proc/fs/jbd2: %s\n",
-			strerror(-n));
+		errmsg("cannot list /proc/fs/jbd2: %s",
+		       strerror(-n));
 		return 1;
 	}
 	if (json) {
