@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "analyse/chart_svg.h"
-#include "commands.h"
+#include "cmd.h"
 #include "lib/cli.h"
 #include "analyse/compare_model.h"
 #include "analyse/compare_print.h"
@@ -118,9 +118,9 @@ int cmd_compare(int argc, char **argv)
 		errmsg("compare takes at most 26 records (A to Z)");
 		return 64;
 	}
-	if (compare_load(&t, a.files, a.nr_files, err, sizeof(err))) {
+	if (compare_model_load(&t, a.files, a.nr_files, err, sizeof(err))) {
 		term_safe_error("%s", err);
-		compare_free(&t);
+		compare_model_free(&t);
 		return 1;
 	}
 	for (int i = 0; i < t.nr_warnings && !a.quiet; i++)
@@ -136,7 +136,7 @@ int cmd_compare(int argc, char **argv)
 		compare_print_markdown(stdout, &t);
 		break;
 	case FMT_JSON:
-		o = compare_json(&t);
+		o = compare_print_json(&t);
 		/* A write error is reported once, by main's stdout check. */
 		if (json_out_print(stdout, o, a.pretty ? JSON_OUT_PRETTY :
 							 JSON_OUT_LINE))
@@ -145,6 +145,6 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (a.chart && chart_svg_save(a.chart, &t))
 		ret = 1;
-	compare_free(&t);
+	compare_model_free(&t);
 	return ret;
 }

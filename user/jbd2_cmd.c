@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "lib/cli.h"
-#include "commands.h"
+#include "cmd.h"
 #include "lib/env.h"
 #include "lib/errmsg.h"
 #include "lib/hz.h"
@@ -62,7 +62,7 @@ static error_t jbd2_parse_opt(int key, char *arg, struct argp_state *state)
 		state->child_inputs[0] = &o->common;
 		break;
 	case OPT_HOOK:
-		if (jbd2_hook_parse(arg, &o->hook))
+		if (jbd2_load_hook_parse(arg, &o->hook))
 			argp_error(state,
 				   "invalid --hook '%s': want auto, btf or tracepoint",
 				   arg);
@@ -89,7 +89,7 @@ const struct argp jbd2_argp = {
 
 static int check_jbd2_tracepoints(void)
 {
-	const char *missing = jbd2_missing_tracepoint();
+	const char *missing = jbd2_load_missing_tracepoint();
 
 	if (!missing)
 		return 0;
@@ -116,7 +116,7 @@ static int read_snapshot(void *arg, void *out)
 	struct jbd2_snapshot *snap = out;
 
 	snap->nr_cpus = l->nr_cpus;
-	return jbd2_read_snapshot(l->skel, snap);
+	return jbd2_load_read_snapshot(l->skel, snap);
 }
 
 static int report(void *arg, const void *cur, const void *prev,

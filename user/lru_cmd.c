@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "lib/cli.h"
-#include "commands.h"
+#include "cmd.h"
 #include "lib/env.h"
 #include "lru/lru_load.h"
 #include "lru/lru_probes.h"
@@ -139,7 +139,7 @@ static error_t lru_parse_opt(int key, char *arg, struct argp_state *state)
 		o->self_cost = true;
 		break;
 	case OPT_HOOK:
-		if (lru_mode_parse(arg, &o->mode))
+		if (lru_hooks_mode_parse(arg, &o->mode))
 			argp_error(state,
 				   "invalid --hook '%s': want auto, bhtune, fentry, kprobe or tracepoint",
 				   arg);

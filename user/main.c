@@ -13,7 +13,7 @@
 #include <sys/auxv.h>
 #include <zstd.h>
 
-#include "commands.h"
+#include "cmd.h"
 #include "lib/argp_words.h"
 #include "lib/errmsg.h"
 #include "lib/stdout_check.h"

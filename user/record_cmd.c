@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cmd.h"
 #include "lib/cli.h"
 #include "record/record_run.h"
 #include "record/record_schema.h"
@@ -77,7 +77,7 @@ static long parse_count(struct argp_state *state, const char *opt,
 	return v;
 }
 
-static error_t record_parse(int key, char *arg, struct argp_state *state)
+static error_t record_read_parse(int key, char *arg, struct argp_state *state)
 {
 	struct record_args *a = state->input;
 
@@ -141,7 +141,7 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 
 const struct argp record_argp = {
 	.options = record_options,
-	.parser = record_parse,
+	.parser = record_read_parse,
 	.args_doc = "-o FILE -- COMMAND [ARG...]",
 	.doc = record_doc,
 	.children = cli_help_children,
@@ -158,7 +158,7 @@ int cmd_record(int argc, char **argv)
 	if (!a.o.jbd2 && !a.o.lru)
 		a.o.jbd2 = true;
 	stop_signals_install();
-	ret = record_main(&a.o);
+	ret = record_run(&a.o);
 	free(a.bench_copy);
 	return ret;
 }

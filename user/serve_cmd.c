@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cmd.h"
 #include "lib/cli.h"
 #include "lib/errmsg.h"
 #include "lib/term_safe.h"
@@ -138,8 +138,9 @@ int cmd_serve(int argc, char **argv)
 	if (strcmp(o.listen, "none")) {
 		char host[256], port[8];
 
-		if (serve_listen_parse(o.listen, host, sizeof(host), port,
-				       sizeof(port), err, sizeof(err))) {
+		if (serve_config_listen_parse(o.listen, host, sizeof(host),
+					      port,
+					      sizeof(port), err, sizeof(err))) {
 			errmsg("%s", err);
 			return 64;
 		}

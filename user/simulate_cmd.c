@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "commands.h"
+#include "cmd.h"
 #include "lib/cli.h"
 #include "lib/clock.h"
 #include "lib/errmsg.h"

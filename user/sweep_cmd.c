@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cmd.h"
 #include "lib/cli.h"
 #include "record/record_schema.h"
 #include "sweep/sweep_run.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "cmd.h"
 #include "lib/cli.h"
 #include "lru/lru_kernel.h"
 #include "lib/devname.h"
@@ -184,7 +184,7 @@ static int parse_setting(char *arg, struct tune_setting *s)
 static int check_device_has_journal(const struct tune_opts *o)
 {
 	struct journal_tunables *js;
-	int n = journals_list(&js), found = 0;
+	int n = tunables_journals_list(&js), found = 0;
 
 	if (n < 0) {
 		errmsg("cannot list /proc/fs/jbd2: %s",
@@ -214,7 +214,7 @@ static int refuse_pair(const struct tune_setting *s, int n)
 			max_us = s[i].num;
 	}
 	if (min_us < 0 || max_us < 0 ||
-	    !batch_times_check(min_us, max_us, why, sizeof(why)))
+	    !tunables_batch_check(min_us, max_us, why, sizeof(why)))
 		return 0;
 	errmsg("tune set: refused: %s", why);
 	return -1;

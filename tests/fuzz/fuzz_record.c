@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: the record reader and everything that reads a record.
- * An input is a record file; one that record_parse() accepts is compared
+ * An input is a record file; one that record_read_parse() accepts is compared
  * with itself and printed in every format, and the chart is drawn.
  * Oracles beyond the sanitizers: JSON output holds no NaN or Infinity,
  * the chart no nan or inf, the text no escape character.
@@ -74,7 +74,7 @@ static int svg_has_non_number(const char *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* compare_free() frees recs: as compare_load() makes it. */
+	/* compare_model_free() frees recs: as compare_model_load() makes it. */
 	struct cmp_record *recs = calloc(2, sizeof(*recs));
 	struct cmp_table t = { .recs = recs, .nr_recs = 2 };
 	char err[1024], *out = NULL, *text = NULL;
@@ -84,19 +84,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	require(recs != NULL, "memory");
 	recs[0].path = "a.json";
 	recs[1].path = "b\x1b.json";	/* a file name is text from outside too */
-	if (record_parse((const char *)data, size, &recs[0].root, err, sizeof(err))) {
+	if (record_read_parse((const char *)data, size, &recs[0].root, err, sizeof(err))) {
 		/* It may quote the file: printed through term_safe_error(). */
 		require(err[0] != '\0', "a refusal says why");
 		free(recs);
 		return 0;
 	}
 	recs[1].root = json_object_get(recs[0].root);
-	if (compare_build(&t, err, sizeof(err))) {
-		compare_free(&t);
+	if (compare_model_build(&t, err, sizeof(err))) {
+		compare_model_free(&t);
 		return 0;
 	}
 	f = open_memstream(&out, &len);
-	json_out_print(f, compare_json(&t), JSON_OUT_PRETTY);
+	json_out_print(f, compare_print_json(&t), JSON_OUT_PRETTY);
 	fclose(f);
 	require(!json_has_non_number(out), "compare -j without NaN or Infinity");
 	free(out);
@@ -113,6 +113,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	require(!memchr(text, '\x1b', text_len), "text without ESC");
 	free(out);
 	free(text);
-	compare_free(&t);
+	compare_model_free(&t);
 	return 0;
 }

@@ -58,8 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n < sizeof(line)) {
 		memcpy(line, data, n);
 		line[n] = '\0';
-		if (!serve_listen_parse(line, host, sizeof(host), port, sizeof(port),
-					err, sizeof(err)))
+		if (!serve_config_listen_parse(line, host, sizeof(host), port, sizeof(port),
+					       err, sizeof(err)))
 			require(atoi(port) >= 0 && atoi(port) <= 65535, "a port in range");
 	}
 	return 0;

@@ -63,7 +63,7 @@ static void build(struct cmp_table *t, struct json_object **roots, int n)
 	}
 	t->recs = recs;
 	t->nr_recs = n;
-	assert_int_equal(compare_build(t, err, sizeof(err)), 0);
+	assert_int_equal(compare_model_build(t, err, sizeof(err)), 0);
 }
 
 static void release(struct cmp_table *t)
@@ -73,7 +73,7 @@ static void release(struct cmp_table *t)
 		json_object_put(t->recs[r].root);
 	t->nr_recs = 0;
 	t->recs = NULL;
-	compare_free(t);
+	compare_model_free(t);
 }
 
 static void medians_and_change_against_the_first_record(void **state)
@@ -86,7 +86,7 @@ static void medians_and_change_against_the_first_record(void **state)
 
 	(void)state;
 	build(&t, roots, 2);
-	row = compare_row(&t, "sync.files_per_sec");
+	row = compare_model_row(&t, "sync.files_per_sec");
 	assert_non_null(row);
 	assert_int_equal(row->cells[0].s.n, 3);
 	assert_float_equal(row->cells[0].s.median, 200, 0);
@@ -106,7 +106,7 @@ static void failed_runs_are_left_out(void **state)
 
 	(void)state;
 	build(&t, roots, 1);
-	row = compare_row(&t, "sync.files_per_sec");
+	row = compare_model_row(&t, "sync.files_per_sec");
 	assert_int_equal(row->cells[0].s.n, 2);
 	assert_float_equal(row->cells[0].s.median, 105, 0);
 	assert_int_equal(t.recs[0].nr_ok, 2);
@@ -123,7 +123,7 @@ static void jbd2_figures_come_from_the_target_device(void **state)
 
 	(void)state;
 	build(&t, roots, 1);
-	row = compare_row(&t, "jbd2.handles_per_transaction");
+	row = compare_model_row(&t, "jbd2.handles_per_transaction");
 	assert_non_null(row);
 	/* 7:0 (the target) has 3.0, the busier 8:0 has 1 */
 	assert_float_equal(row->cells[0].s.median, 3, 1e-12);
@@ -141,9 +141,9 @@ static void overlapping_repeats_are_marked_as_noise(void **state)
 
 	(void)state;
 	build(&t, roots, 2);
-	row = compare_row(&t, "sync.files_per_sec");
+	row = compare_model_row(&t, "sync.files_per_sec");
 	assert_true(row->cells[1].noise);
-	compare_format_change(buf, sizeof(buf), &row->cells[1]);
+	compare_print_change(buf, sizeof(buf), &row->cells[1]);
 	assert_string_equal(buf, "+4.5% ~");
 	release(&t);
 }
@@ -172,13 +172,13 @@ static void values_are_printed_with_sensible_decimals(void **state)
 	char buf[32];
 
 	(void)state;
-	compare_format_value(buf, sizeof(buf), 8366.4);
+	compare_print_value(buf, sizeof(buf), 8366.4);
 	assert_string_equal(buf, "8366");
-	compare_format_value(buf, sizeof(buf), 636.59);
+	compare_print_value(buf, sizeof(buf), 636.59);
 	assert_string_equal(buf, "636.6");
-	compare_format_value(buf, sizeof(buf), 6.328);
+	compare_print_value(buf, sizeof(buf), 6.328);
 	assert_string_equal(buf, "6.33");
-	compare_format_value(buf, sizeof(buf), NAN);
+	compare_print_value(buf, sizeof(buf), NAN);
 	assert_string_equal(buf, "-");
 }
 
@@ -228,7 +228,7 @@ static void null_device_name_does_not_crash_the_device_choice(void **state)
 	roots[0] = root;
 	build(&t, roots, 1);
 	/* No name matches the target: the busiest journal (99 transactions). */
-	row = compare_row(&t, "jbd2.transactions");
+	row = compare_model_row(&t, "jbd2.transactions");
 	assert_non_null(row);
 	assert_float_equal(row->cells[0].s.median, 99, 0);
 	release(&t);
@@ -274,11 +274,11 @@ static void comparison_is_linear_in_the_number_of_metrics(void **state)
 		recs[r] = (struct cmp_record){ .path = "x.json",
 					       .root = lru_record(CPUS, r) };
 	t0 = clock_s(CLOCK_MONOTONIC);
-	assert_int_equal(compare_build(&t, err, sizeof(err)), 0);
+	assert_int_equal(compare_model_build(&t, err, sizeof(err)), 0);
 	assert_true(clock_s(CLOCK_MONOTONIC) - t0 < 5);
 	assert_true(t.nr_rows >= 2 * CPUS);
 	snprintf(key, sizeof(key), "lru.cpu%d.hit_ratio", CPUS - 1);
-	row = compare_row(&t, key);
+	row = compare_model_row(&t, key);
 	assert_non_null(row);
 	assert_float_equal(row->cells[25].s.median, ((CPUS - 1 + 25) % 100), 1e-9);
 	release(&t);
@@ -298,7 +298,7 @@ static void extreme_values_give_no_infinity_or_nan_in_any_output(void **state)
 	(void)state;
 	build(&t, roots, 2);
 	f = open_memstream(&buf, &len);
-	assert_int_equal(json_out_print(f, compare_json(&t), JSON_OUT_PRETTY), 0);
+	assert_int_equal(json_out_print(f, compare_print_json(&t), JSON_OUT_PRETTY), 0);
 	compare_print_text(f, &t);
 	compare_print_csv(f, &t);
 	compare_print_markdown(f, &t);

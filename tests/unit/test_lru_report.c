@@ -106,7 +106,7 @@ static void curve_is_cumulative_distance_over_classified_lookups(void **state)
 
 	(void)state;
 	lru_curve(&s, r, 32);
-	assert_true(isnan(r[0]) && isnan(lru_hit_ratio(&s)));
+	assert_true(isnan(r[0]) && isnan(lru_curve_hit_ratio(&s)));
 	s.hits = 6;
 	s.installed = 3;
 	s.absent = 1;
@@ -117,8 +117,8 @@ static void curve_is_cumulative_distance_over_classified_lookups(void **state)
 	lru_curve(&s, r, 32);
 	assert_true(r[0] == 0.4 && r[1] == 0.6 && r[16] == 0.6);
 	assert_true(r[17] == 0.8 && r[31] == 0.8);
-	assert_true(lru_hit_ratio(&s) == 0.6);
-	assert_int_equal(lru_classified(&s), 10);
+	assert_true(lru_curve_hit_ratio(&s) == 0.6);
+	assert_int_equal(lru_curve_classified(&s), 10);
 }
 
 static struct lru_hooks hooks_in(enum lru_mode mode)
@@ -345,11 +345,11 @@ static void lookups_in_a_clean_interval_are_exact(void **state)
 				pinned = { .ghost_absent = 1 };
 
 	(void)state;
-	assert_string_equal(lru_whatif_above(&clean), "exact");
-	assert_string_equal(lru_whatif_above(&reread), "lower bound");
-	assert_string_equal(lru_whatif_above(&moved), "approximate");
+	assert_string_equal(lru_report_whatif_above(&clean), "exact");
+	assert_string_equal(lru_report_whatif_above(&reread), "lower bound");
+	assert_string_equal(lru_report_whatif_above(&moved), "approximate");
 	/* a larger LRU would have pinned a buffer the kernel found absent */
-	assert_string_equal(lru_whatif_above(&pinned), "approximate");
+	assert_string_equal(lru_report_whatif_above(&pinned), "approximate");
 }
 
 /*
@@ -366,17 +366,17 @@ static void unsynced_lookups_give_the_ratio_a_range(void **state)
 	double lo, hi;
 
 	(void)state;
-	assert_true(fabs(lru_hit_ratio(&s) - 0.75) < 1e-12);
-	lru_hit_ratio_range(&s, &lo, &hi);
+	assert_true(fabs(lru_curve_hit_ratio(&s) - 0.75) < 1e-12);
+	lru_curve_hit_ratio_range(&s, &lo, &hi);
 	assert_true(fabs(lo - 0.60) < 1e-12);
 	assert_true(fabs(hi - 0.75) < 1e-12);
 	/* every unsynced one proven a miss: one value */
 	s.unsynced_misses = 20;
-	lru_hit_ratio_range(&s, &lo, &hi);
+	lru_curve_hit_ratio_range(&s, &lo, &hi);
 	assert_true(lo == hi && fabs(lo - 0.60) < 1e-12);
-	lru_hit_ratio_range(&exact, &lo, &hi);
+	lru_curve_hit_ratio_range(&exact, &lo, &hi);
 	assert_true(lo == 0.75 && hi == 0.75);
-	lru_hit_ratio_range(&none, &lo, &hi);
+	lru_curve_hit_ratio_range(&none, &lo, &hi);
 	assert_true(isnan(lo) && isnan(hi));
 }
 

@@ -72,11 +72,11 @@ static void other_devices_are_ignored(void **state)
 static void batch_options_are_read_from_option_lists(void **state)
 {
 	(void)state;
-	assert_int_equal(options_value("rw,min_batch_time=1000,max_batch_time=20000",
+	assert_int_equal(tunables_option_value("rw,min_batch_time=1000,max_batch_time=20000",
 					 "min_batch_time"), 1000);
-	assert_int_equal(options_value("rw\nmax_batch_time=20000\n",
+	assert_int_equal(tunables_option_value("rw\nmax_batch_time=20000\n",
 					 "max_batch_time"), 20000);
-	assert_int_equal(options_value("rw,xmin_batch_time=5", "min_batch_time"), -1);
+	assert_int_equal(tunables_option_value("rw,xmin_batch_time=5", "min_batch_time"), -1);
 }
 
 static void fs_mark_table_is_parsed(void **state)
@@ -87,7 +87,7 @@ static void fs_mark_table_is_parsed(void **state)
 		"FSUse%        Count         Size    Files/sec     App Overhead\n"
 		"     8          100         4096       3280.1             1623\n"
 		"     9          200         4096       3000.0             1500\n";
-	struct json_object *o = fsmark_parse(out), *rows;
+	struct json_object *o = record_fsmark_parse(out), *rows;
 
 	(void)state;
 	assert_non_null(o);
@@ -96,9 +96,9 @@ static void fs_mark_table_is_parsed(void **state)
 	rows = json_object_object_get(o, "rows");
 	assert_int_equal(json_object_array_length(rows), 2);
 	json_object_put(o);
-	assert_null(fsmark_parse("no table here\n"));
-	assert_true(fsmark_is("/usr/bin/fs_mark"));
-	assert_false(fsmark_is("fs_marker"));
+	assert_null(record_fsmark_parse("no table here\n"));
+	assert_true(record_fsmark_is("/usr/bin/fs_mark"));
+	assert_false(record_fsmark_is("fs_marker"));
 }
 
 static void workload_dir_is_found_in_its_arguments(void **state)

@@ -125,15 +125,15 @@ static void listen_addresses_split_into_host_and_port(void **state)
 	char host[64], port[8], err[256];
 
 	(void)state;
-	assert_int_equal(serve_listen_parse("127.0.0.1:9747", host, sizeof(host), port, sizeof(port), err, sizeof(err)), 0);
+	assert_int_equal(serve_config_listen_parse("127.0.0.1:9747", host, sizeof(host), port, sizeof(port), err, sizeof(err)), 0);
 	assert_string_equal(host, "127.0.0.1");
 	assert_string_equal(port, "9747");
-	assert_int_equal(serve_listen_parse("[::1]:0", host, sizeof(host), port, sizeof(port), err, sizeof(err)), 0);
+	assert_int_equal(serve_config_listen_parse("[::1]:0", host, sizeof(host), port, sizeof(port), err, sizeof(err)), 0);
 	assert_string_equal(host, "::1");
 	assert_string_equal(port, "0");
-	assert_int_equal(serve_listen_parse(":9747", host, sizeof(host), port, sizeof(port), err, sizeof(err)), 0);
+	assert_int_equal(serve_config_listen_parse(":9747", host, sizeof(host), port, sizeof(port), err, sizeof(err)), 0);
 	assert_string_equal(host, "");
-	assert_int_equal(serve_listen_parse("localhost:80", host, sizeof(host), port, sizeof(port), err, sizeof(err)), 0);
+	assert_int_equal(serve_config_listen_parse("localhost:80", host, sizeof(host), port, sizeof(port), err, sizeof(err)), 0);
 	assert_string_equal(host, "localhost");
 }
 
@@ -147,7 +147,7 @@ static void bad_listen_addresses_are_refused(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		assert_int_equal(serve_listen_parse(bad[i], host, sizeof(host), port, sizeof(port), err, sizeof(err)), -1);
+		assert_int_equal(serve_config_listen_parse(bad[i], host, sizeof(host), port, sizeof(port), err, sizeof(err)), -1);
 		assert_non_null(strstr(err, "ADDR:PORT"));
 	}
 }
@@ -157,14 +157,14 @@ static void jbd2_entries_name_their_devices(void **state)
 	char names[2][SERVE_DEVNAME_LEN];
 
 	(void)state;
-	assert_int_equal(serve_jbd2_entry_names("loop0-8", names), 2);
+	assert_int_equal(serve_devices_jbd2_names("loop0-8", names), 2);
 	assert_string_equal(names[0], "loop0-8");
 	assert_string_equal(names[1], "loop0");
-	assert_int_equal(serve_jbd2_entry_names("dm-0-8", names), 2);
+	assert_int_equal(serve_devices_jbd2_names("dm-0-8", names), 2);
 	assert_string_equal(names[1], "dm-0");
 	/* An external journal is named after its device alone. */
-	assert_int_equal(serve_jbd2_entry_names("sdb1", names), 1);
-	assert_int_equal(serve_jbd2_entry_names("nvme0n1p2-x", names), 1);
+	assert_int_equal(serve_devices_jbd2_names("sdb1", names), 1);
+	assert_int_equal(serve_devices_jbd2_names("nvme0n1p2-x", names), 1);
 }
 
 static void ext4_options_give_batch_times(void **state)
@@ -173,13 +173,13 @@ static void ext4_options_give_batch_times(void **state)
 		"rw\nbsddf\ncommit=5\nmin_batch_time=1000\nmax_batch_time=15000\n";
 
 	(void)state;
-	assert_int_equal(options_value(lines, "min_batch_time"), 1000);
-	assert_int_equal(options_value(lines, "max_batch_time"), 15000);
-	assert_int_equal(options_value(lines, "commit"), 5);
-	assert_int_equal(options_value("rw,commit=30,data=ordered", "commit"), 30);
-	assert_int_equal(options_value(lines, "stripe"), -1);
+	assert_int_equal(tunables_option_value(lines, "min_batch_time"), 1000);
+	assert_int_equal(tunables_option_value(lines, "max_batch_time"), 15000);
+	assert_int_equal(tunables_option_value(lines, "commit"), 5);
+	assert_int_equal(tunables_option_value("rw,commit=30,data=ordered", "commit"), 30);
+	assert_int_equal(tunables_option_value(lines, "stripe"), -1);
 	/* A key is matched whole: "commit" is not "commit_interval". */
-	assert_int_equal(options_value("commit_interval=9", "commit"), -1);
+	assert_int_equal(tunables_option_value("commit_interval=9", "commit"), -1);
 }
 
 int main(void)

@@ -18,7 +18,7 @@ static void assert_parsed(const char *options, long min, long max,
 {
 	struct journal_tunables j;
 
-	journal_tunables_parse(options, &j);
+	tunables_journal_parse(options, &j);
 	assert_int_equal(j.min_batch_us, min);
 	assert_int_equal(j.max_batch_us, max);
 	assert_int_equal(j.commit_s, commit);
@@ -54,8 +54,8 @@ static void bhtune_sets_only_what_it_imposes(void **state)
 	struct bhtune_params b = bhtune(4000, -1, "");
 
 	(void)state;
-	journal_tunables_parse("max_batch_time=9000", &j);
-	assert_true(journal_apply_bhtune(&j, &b, "7:0"));
+	tunables_journal_parse("max_batch_time=9000", &j);
+	assert_true(tunables_journal_apply_bhtune(&j, &b, "7:0"));
 	assert_int_equal(j.min_batch_us, 4000);
 	assert_int_equal(j.max_batch_us, 9000);
 	assert_int_equal(j.from, TUNABLES_BHTUNE);
@@ -67,12 +67,12 @@ static void bhtune_at_minus_one_leaves_the_filesystems(void **state)
 	struct bhtune_params b = bhtune(-1, -1, "");
 
 	(void)state;
-	journal_tunables_parse("min_batch_time=10", &j);
-	assert_false(journal_apply_bhtune(&j, &b, "7:0"));
+	tunables_journal_parse("min_batch_time=10", &j);
+	assert_false(tunables_journal_apply_bhtune(&j, &b, "7:0"));
 	assert_int_equal(j.min_batch_us, 10);
 	assert_int_equal(j.from, TUNABLES_DEFAULT);
 	b = bhtune(BHTUNE_ABSENT, BHTUNE_ABSENT, "");
-	assert_false(journal_apply_bhtune(&j, &b, "7:0"));
+	assert_false(tunables_journal_apply_bhtune(&j, &b, "7:0"));
 }
 
 static void batch_dev_limits_bhtune_to_its_journal(void **state)
@@ -81,11 +81,11 @@ static void batch_dev_limits_bhtune_to_its_journal(void **state)
 	struct bhtune_params b = bhtune(2000, 4000, "7:1");
 
 	(void)state;
-	journal_tunables_parse("", &j);
-	assert_false(journal_apply_bhtune(&j, &b, "7:0"));
-	assert_false(journal_apply_bhtune(&j, &b, ""));
+	tunables_journal_parse("", &j);
+	assert_false(tunables_journal_apply_bhtune(&j, &b, "7:0"));
+	assert_false(tunables_journal_apply_bhtune(&j, &b, ""));
 	assert_int_equal(j.min_batch_us, 0);
-	assert_true(journal_apply_bhtune(&j, &b, "7:1"));
+	assert_true(tunables_journal_apply_bhtune(&j, &b, "7:1"));
 	assert_int_equal(j.min_batch_us, 2000);
 	assert_int_equal(j.max_batch_us, 4000);
 }
@@ -95,7 +95,7 @@ static void remount_options_name_both_times(void **state)
 	char buf[128];
 
 	(void)state;
-	journal_batch_options(1000, 20000, buf, sizeof(buf));
+	tunables_journal_options(1000, 20000, buf, sizeof(buf));
 	assert_string_equal(buf, "min_batch_time=1000,max_batch_time=20000");
 }
 

@@ -165,8 +165,8 @@ static void throughput_panel(FILE *out, const struct cmp_table *t, double y0)
 			b->v = c->s.n ? finite_or_nan(100 * c->s.median / base) : NAN;
 			b->lo = finite_or_nan(100 * c->s.min / base);
 			b->hi = finite_or_nan(100 * c->s.max / base);
-			compare_format_value(b->label, sizeof(b->label),
-					     c->s.median);
+			compare_print_value(b->label, sizeof(b->label),
+					    c->s.median);
 			if (b->v > max)
 				max = b->v;
 			if (b->hi > max)
@@ -192,7 +192,7 @@ out:
  */
 static void lru_panel(FILE *out, const struct cmp_table *t, double y0)
 {
-	bool ratio = compare_row(t, "lru.cpu0.hit_ratio") != NULL;
+	bool ratio = compare_model_row(t, "lru.cpu0.hit_ratio") != NULL;
 	const char *fmt = ratio ? "lru.cpu%d.hit_ratio" : "lru.cpu%d.hits_per_s";
 	int nr = t->nr_recs, n = 0;
 	double max = 0;
@@ -201,7 +201,7 @@ static void lru_panel(FILE *out, const struct cmp_table *t, double y0)
 	struct bar *bars = NULL;
 
 	/* Count first: one allocation, however many CPUs the records have. */
-	for (snprintf(key, sizeof(key), fmt, n); compare_row(t, key);
+	for (snprintf(key, sizeof(key), fmt, n); compare_model_row(t, key);
 	     snprintf(key, sizeof(key), fmt, ++n))
 		;
 	names = calloc(n + 1, sizeof(*names));
@@ -212,7 +212,7 @@ static void lru_panel(FILE *out, const struct cmp_table *t, double y0)
 		const struct cmp_row *row;
 
 		snprintf(key, sizeof(key), fmt, i);
-		row = compare_row(t, key);
+		row = compare_model_row(t, key);
 		snprintf(names[i], 128, "CPU %d", i);
 		for (int r = 0; r < nr; r++) {
 			const struct cmp_cell *c = &row->cells[r];
@@ -221,8 +221,8 @@ static void lru_panel(FILE *out, const struct cmp_table *t, double y0)
 			b->v = c->s.n ? c->s.median : NAN;
 			b->lo = c->s.min;
 			b->hi = c->s.max;
-			compare_format_value(b->label, sizeof(b->label),
-					     c->s.median);
+			compare_print_value(b->label, sizeof(b->label),
+					    c->s.median);
 			if (c->s.n && fmax(b->v, b->hi) > max)
 				max = fmax(b->v, b->hi);
 		}

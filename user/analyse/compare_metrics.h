@@ -25,7 +25,7 @@ typedef int (*metric_fn)(void *ctx, const struct metric *m);
  * Calls fn for every metric of run index i of record root. Returns 0, -1
  * with err when a value has the wrong type, or what fn returned if not 0.
  */
-int compare_run_metrics(struct json_object *root, int i, metric_fn fn,
-			void *ctx, char *err, size_t errlen);
+int compare_metrics_of_run(struct json_object *root, int i, metric_fn fn,
+			   void *ctx, char *err, size_t errlen);
 
 #endif /* BHSCOPE_COMPARE_METRICS_H */

@@ -68,7 +68,8 @@ static int index_grow(struct cmp_table *t)
 	return 0;
 }
 
-const struct cmp_row *compare_row(const struct cmp_table *t, const char *key)
+const struct cmp_row *compare_model_row(const struct cmp_table *t,
+					const char *key)
 {
 	int i = find_row(t, key);
 
@@ -149,7 +150,7 @@ static bool run_ok(struct json_object *root, int i)
 	char path[48];
 
 	snprintf(path, sizeof(path), "runs.%d.ok", i);
-	return json_object_get_boolean(record_get(root, path));
+	return json_object_get_boolean(record_read_get(root, path));
 }
 
 static int gather_record(struct gather *g, char *err, size_t errlen)
@@ -158,14 +159,14 @@ static int gather_record(struct gather *g, char *err, size_t errlen)
 	char why[256];
 	int ret;
 
-	r->nr_runs = json_object_array_length(record_get(r->root, "runs"));
+	r->nr_runs = json_object_array_length(record_read_get(r->root, "runs"));
 	for (int i = 0; i < r->nr_runs; i++) {
 		if (!run_ok(r->root, i))
 			continue;
 		r->nr_ok++;
 		why[0] = '\0';
-		ret = compare_run_metrics(r->root, i, gather_one, g, why,
-					  sizeof(why));
+		ret = compare_metrics_of_run(r->root, i, gather_one, g, why,
+					     sizeof(why));
 		if (ret == -ENOMEM) {
 			snprintf(err, errlen, "%s: out of memory", r->path);
 			return -1;
@@ -233,7 +234,7 @@ static void warn(struct cmp_table *t, const char *fmt, ...)
 
 static const char *str_or(struct json_object *root, const char *path)
 {
-	struct json_object *o = record_get(root, path);
+	struct json_object *o = record_read_get(root, path);
 
 	return o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) :
 		   "none";
@@ -273,8 +274,8 @@ static void plain_options(const char *in, char *out, size_t len)
 
 static void warn_params(struct cmp_table *t, int r)
 {
-	struct json_object *a = record_get(t->recs[0].root, "workload.params");
-	struct json_object *b = record_get(t->recs[r].root, "workload.params");
+	struct json_object *a = record_read_get(t->recs[0].root, "workload.params");
+	struct json_object *b = record_read_get(t->recs[r].root, "workload.params");
 	char path[160], what[160];
 
 	if (!json_object_is_type(a, json_type_object) ||
@@ -301,9 +302,9 @@ static void find_warnings(struct cmp_table *t)
 		differs(t, r, "host.nr_cpus", "CPU count");
 		differs(t, r, "target.fstype", "filesystem");
 		differs(t, r, "target.source", "device");
-		plain_options(record_get_string(t->recs[0].root, "target.super_options"),
+		plain_options(record_read_string(t->recs[0].root, "target.super_options"),
 			      a, sizeof(a));
-		plain_options(record_get_string(t->recs[r].root, "target.super_options"),
+		plain_options(record_read_string(t->recs[r].root, "target.super_options"),
 			      b, sizeof(b));
 		if (strcmp(a, b))
 			warn(t, "mount options differ beyond the batch times: %s in %s, %s in %s",
@@ -320,7 +321,7 @@ static void find_warnings(struct cmp_table *t)
 /* The record's label, or its file name; safe for a terminal either way. */
 static void set_label(struct cmp_record *r)
 {
-	const char *l = record_get_string(r->root, "label");
+	const char *l = record_read_string(r->root, "label");
 	char copy[4096], *base, *dot;
 
 	if (l && *l) {
@@ -335,7 +336,7 @@ static void set_label(struct cmp_record *r)
 	term_safe(r->label, sizeof(r->label), base);
 }
 
-int compare_build(struct cmp_table *t, char *err, size_t errlen)
+int compare_model_build(struct cmp_table *t, char *err, size_t errlen)
 {
 	struct gather g = { .t = t };
 	int ret = 0;
@@ -352,8 +353,8 @@ int compare_build(struct cmp_table *t, char *err, size_t errlen)
 	return ret;
 }
 
-int compare_load(struct cmp_table *t, char **paths, int n, char *err,
-		 size_t errlen)
+int compare_model_load(struct cmp_table *t, char **paths, int n, char *err,
+		       size_t errlen)
 {
 	char why[512];
 
@@ -371,10 +372,10 @@ int compare_load(struct cmp_table *t, char **paths, int n, char *err,
 			return -1;
 		}
 	}
-	return compare_build(t, err, errlen);
+	return compare_model_build(t, err, errlen);
 }
 
-void compare_free(struct cmp_table *t)
+void compare_model_free(struct cmp_table *t)
 {
 	for (int i = 0; i < t->nr_rows; i++)
 		free(t->rows[i].cells);

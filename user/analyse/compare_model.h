@@ -51,18 +51,19 @@ struct cmp_table {
  * Reads every file (stopping at the first bad one with a one-line
  * "FILE: problem" in err) and builds the table.
  */
-int compare_load(struct cmp_table *t, char **paths, int n, char *err,
-		 size_t errlen);
+int compare_model_load(struct cmp_table *t, char **paths, int n, char *err,
+		       size_t errlen);
 
 /* Builds the table from records already read (root set in each). */
-int compare_build(struct cmp_table *t, char *err, size_t errlen);
+int compare_model_build(struct cmp_table *t, char *err, size_t errlen);
 
 /*
  * The values of one metric over a record's successful runs, by key (NULL
  * when absent); used by the chart for per-CPU figures as well.
  */
-const struct cmp_row *compare_row(const struct cmp_table *t, const char *key);
+const struct cmp_row *compare_model_row(const struct cmp_table *t,
+					const char *key);
 
-void compare_free(struct cmp_table *t);
+void compare_model_free(struct cmp_table *t);
 
 #endif /* BHSCOPE_COMPARE_MODEL_H */

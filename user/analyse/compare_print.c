@@ -11,7 +11,7 @@
 #define MAX_COLS	64
 #define CELL		160
 
-void compare_format_value(char *buf, size_t len, double v)
+void compare_print_value(char *buf, size_t len, double v)
 {
 	double a = fabs(v);
 
@@ -25,7 +25,7 @@ void compare_format_value(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.2f", v);
 }
 
-void compare_format_change(char *buf, size_t len, const struct cmp_cell *c)
+void compare_print_change(char *buf, size_t len, const struct cmp_cell *c)
 {
 	if (!c->s.n || isnan(c->pct))
 		snprintf(buf, len, "n/a");
@@ -42,13 +42,13 @@ static void format_cell(char *buf, size_t len, const struct cmp_cell *c)
 		snprintf(buf, len, "-");
 		return;
 	}
-	compare_format_value(v, sizeof(v), c->s.median);
+	compare_print_value(v, sizeof(v), c->s.median);
 	if (c->s.n < 2) {
 		snprintf(buf, len, "%s", v);
 		return;
 	}
-	compare_format_value(lo, sizeof(lo), c->s.min);
-	compare_format_value(hi, sizeof(hi), c->s.max);
+	compare_print_value(lo, sizeof(lo), c->s.min);
+	compare_print_value(hi, sizeof(hi), c->s.max);
 	snprintf(buf, len, "%s (%s..%s)", v, lo, hi);
 }
 
@@ -72,7 +72,7 @@ static bool any_repeats(const struct cmp_table *t)
 static const char *text_of(struct json_object *root, const char *path,
 			   const char *absent, char *buf, size_t len)
 {
-	const char *s = record_get_string(root, path);
+	const char *s = record_read_string(root, path);
 
 	if (s)
 		return term_safe(buf, len, s);
@@ -116,9 +116,9 @@ static void describe_record(FILE *out, const struct cmp_table *t, int r,
 	const char *v[NF], *label = t->recs[r].label;
 	double lru = 0, min = 0, max = 0;
 
-	record_get_number(root, "tunables.lru_size", &lru, e, sizeof(e));
-	record_get_number(root, "tunables.min_batch_time_us", &min, e, sizeof(e));
-	record_get_number(root, "tunables.max_batch_time_us", &max, e, sizeof(e));
+	record_read_number(root, "tunables.lru_size", &lru, e, sizeof(e));
+	record_read_number(root, "tunables.min_batch_time_us", &min, e, sizeof(e));
+	record_read_number(root, "tunables.max_batch_time_us", &max, e, sizeof(e));
 	for (int i = 0; i < NF; i++) {
 		v[i] = text_of(root, field[i].path, field[i].absent, safe[i],
 			       sizeof(safe[i]));
@@ -173,8 +173,9 @@ void compare_print_text(FILE *out, const struct cmp_table *t)
 				for (int r = 0; r < t->nr_recs && c < ncol; r++) {
 					format_cell(cell[c++], CELL, &row->cells[r]);
 					if (r && c < ncol)
-						compare_format_change(cell[c++], CELL,
-								      &row->cells[r]);
+						compare_print_change(
+							cell[c++], CELL,
+							&row->cells[r]);
 				}
 			}
 			for (int k = 0; k < ncol; k++) {
@@ -284,8 +285,8 @@ void compare_print_markdown(FILE *out, const struct cmp_table *t)
 			format_cell(cell, sizeof(cell), &row->cells[r]);
 			fprintf(out, " %s |", cell);
 			if (r) {
-				compare_format_change(cell, sizeof(cell),
-						      &row->cells[r]);
+				compare_print_change(cell, sizeof(cell),
+						     &row->cells[r]);
 				fprintf(out, " %s |", cell);
 			}
 		}
@@ -322,16 +323,16 @@ static struct json_object *record_json(const struct cmp_record *rec)
 	json_object_object_add(o, "label", json_object_new_string(rec->label));
 	json_object_object_add(o, "runs", json_object_new_int(rec->nr_runs));
 	json_object_object_add(o, "runs_ok", json_object_new_int(rec->nr_ok));
-	v = record_get(rec->root, "host.kernel");
+	v = record_read_get(rec->root, "host.kernel");
 	json_object_object_add(o, "kernel", json_object_get(v));
-	v = record_get(rec->root, "target");
+	v = record_read_get(rec->root, "target");
 	json_object_object_add(o, "target", json_object_get(v));
-	v = record_get(rec->root, "tunables");
+	v = record_read_get(rec->root, "tunables");
 	json_object_object_add(o, "tunables", json_object_get(v));
 	return o;
 }
 
-struct json_object *compare_json(const struct cmp_table *t)
+struct json_object *compare_print_json(const struct cmp_table *t)
 {
 	struct json_object *o = json_out_new(COMPARE_JSON_SCHEMA), *a, *m, *vals;
 

@@ -20,7 +20,7 @@ static const char *const jbd2_tracepoints[] = {
 	"jbd2_run_stats",    "jbd2_handle_stats",
 };
 
-const char *jbd2_missing_tracepoint(void)
+const char *jbd2_load_missing_tracepoint(void)
 {
 	for (size_t i = 0; i < sizeof(jbd2_tracepoints) / sizeof(*jbd2_tracepoints); i++)
 		if (!env_tracepoint_exists("jbd2", jbd2_tracepoints[i]))
@@ -83,12 +83,12 @@ static int load_attach(uint32_t kdev, bool btf, bool with_batch_sleep,
 	return 0;
 }
 
-bool jbd2_events_are_btf(const struct jbd2_bpf *skel)
+bool jbd2_load_events_are_btf(const struct jbd2_bpf *skel)
 {
 	return bpf_program__autoload(skel->progs.btf_run_stats);
 }
 
-int jbd2_hook_parse(const char *s, enum jbd2_hook *hook)
+int jbd2_load_hook_parse(const char *s, enum jbd2_hook *hook)
 {
 	static const char *const names[] = {
 		[JBD2_HOOK_AUTO] = "auto",
@@ -162,7 +162,7 @@ struct jbd2_bpf *jbd2_load(uint32_t kdev, enum jbd2_hook hook,
 		*errp = err;
 	return NULL;
 loaded:
-	name = flavour_name[jbd2_events_are_btf(skel)];
+	name = flavour_name[jbd2_load_events_are_btf(skel)];
 	probe_status_from(events, "%s jbd2:*", name);
 	if (checkpoints->available)
 		probe_status_from(checkpoints, "%s jbd2:jbd2_checkpoint_stats",
@@ -272,7 +272,7 @@ static void read_lost(struct jbd2_bpf *skel, struct jbd2_snapshot *snap)
 	}
 }
 
-int jbd2_read_snapshot(struct jbd2_bpf *skel, struct jbd2_snapshot *snap)
+int jbd2_load_read_snapshot(struct jbd2_bpf *skel, struct jbd2_snapshot *snap)
 {
 	int err;
 
@@ -311,8 +311,8 @@ static int forget_dev(struct jbd2_bpf *skel, int nr_cpus, uint32_t kdev)
 	return err;
 }
 
-int jbd2_forget_devices(struct jbd2_bpf *skel, dev_present_fn present,
-			void *arg)
+int jbd2_load_forget_devices(struct jbd2_bpf *skel, dev_present_fn present,
+			     void *arg)
 {
 	struct jbd2_snapshot snap = { .nr_cpus = libbpf_num_possible_cpus() };
 	int err;
@@ -320,7 +320,7 @@ int jbd2_forget_devices(struct jbd2_bpf *skel, dev_present_fn present,
 	if (snap.nr_cpus <= 0)
 		return snap.nr_cpus ?: -EINVAL;
 	/* every journal counted, in a bucket or in the hash maps */
-	err = jbd2_read_snapshot(skel, &snap);
+	err = jbd2_load_read_snapshot(skel, &snap);
 	for (int i = 0; !err && i < snap.nr_devs; i++)
 		if (!present(snap.devs[i].kdev, arg))
 			err = forget_dev(skel, snap.nr_cpus, snap.devs[i].kdev);

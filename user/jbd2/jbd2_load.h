@@ -23,13 +23,13 @@ enum jbd2_hook {
 };
 
 /* Whether the loaded event programs are BTF tracepoints (else classic). */
-bool jbd2_events_are_btf(const struct jbd2_bpf *skel);
+bool jbd2_load_events_are_btf(const struct jbd2_bpf *skel);
 
 /* "auto", "btf" or "tracepoint" into *hook; -1 for anything else. */
-int jbd2_hook_parse(const char *s, enum jbd2_hook *hook);
+int jbd2_load_hook_parse(const char *s, enum jbd2_hook *hook);
 
 /* The first jbd2 tracepoint the programs need that this kernel lacks, or NULL. */
-const char *jbd2_missing_tracepoint(void);
+const char *jbd2_load_missing_tracepoint(void);
 
 /*
  * Opens, loads and attaches the jbd2 programs for kdev (0: every journal),
@@ -48,14 +48,14 @@ struct jbd2_bpf *jbd2_load(uint32_t kdev, enum jbd2_hook hook,
  * Adds every device of the per-CPU map to snap (snap->nr_cpus set), and
  * the events lost to runs the kernel skipped.
  */
-int jbd2_read_snapshot(struct jbd2_bpf *skel, struct jbd2_snapshot *snap);
+int jbd2_load_read_snapshot(struct jbd2_bpf *skel, struct jbd2_snapshot *snap);
 
 /*
  * Drops the counters of every journal device for which present(kdev, arg)
  * is false, so they are not reported again (bhscope serve, for devices
  * that went away). 0 or a negative errno.
  */
-int jbd2_forget_devices(struct jbd2_bpf *skel, dev_present_fn present,
-			void *arg);
+int jbd2_load_forget_devices(struct jbd2_bpf *skel, dev_present_fn present,
+			     void *arg);
 
 #endif /* BHSCOPE_JBD2_LOAD_H */

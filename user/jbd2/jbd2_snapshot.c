@@ -15,15 +15,15 @@ static const struct dev_table devs_table = {
 	.cpu = offsetof(struct jbd2_dev_snapshot, cpu),
 };
 
-void jbd2_stats_add(struct jbd2_dev_stats *dst,
-		    const struct jbd2_dev_stats *src)
+void jbd2_snapshot_stats_add(struct jbd2_dev_stats *dst,
+			     const struct jbd2_dev_stats *src)
 {
 	dev_table_u64_add(dst, src, sizeof(*dst));
 }
 
-void jbd2_stats_sub(struct jbd2_dev_stats *dst,
-		    const struct jbd2_dev_stats *cur,
-		    const struct jbd2_dev_stats *prev)
+void jbd2_snapshot_stats_sub(struct jbd2_dev_stats *dst,
+			     const struct jbd2_dev_stats *cur,
+			     const struct jbd2_dev_stats *prev)
 {
 	dev_table_u64_sub(dst, cur, prev, sizeof(*dst));
 }

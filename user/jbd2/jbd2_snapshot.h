@@ -34,13 +34,13 @@ struct jbd2_snapshot {
 };
 
 /* dst += src, field by field. */
-void jbd2_stats_add(struct jbd2_dev_stats *dst,
-		    const struct jbd2_dev_stats *src);
+void jbd2_snapshot_stats_add(struct jbd2_dev_stats *dst,
+			     const struct jbd2_dev_stats *src);
 
 /* dst = cur - prev, field by field (prev may be NULL: dst = cur). */
-void jbd2_stats_sub(struct jbd2_dev_stats *dst,
-		    const struct jbd2_dev_stats *cur,
-		    const struct jbd2_dev_stats *prev);
+void jbd2_snapshot_stats_sub(struct jbd2_dev_stats *dst,
+			     const struct jbd2_dev_stats *cur,
+			     const struct jbd2_dev_stats *prev);
 
 /*
  * Adds a device's per-CPU values (nr_cpus of them), or one CPU's, to what

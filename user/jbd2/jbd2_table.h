@@ -3,7 +3,7 @@
  * The jbd2 tracer's figures, each declared once (struct figure): the text
  * and JSON reports (jbd2_report_text(), jbd2_report_json()), serve
  * (serve_jbd2_write()), record's checker (record_check()) and compare
- * (compare_run_metrics()) iterate this table.
+ * (compare_metrics_of_run()) iterate this table.
  */
 #ifndef BHSCOPE_JBD2_TABLE_H
 #define BHSCOPE_JBD2_TABLE_H

@@ -9,12 +9,12 @@
 
 #include "lib/tunables.h"
 
-bool bhtune_loaded(void)
+bool tunables_bhtune_loaded(void)
 {
 	return access(BHTUNE_PARAMS_DIR, F_OK) == 0;
 }
 
-const char *bhtune_unavailable_reason(void)
+const char *tunables_bhtune_unavailable(void)
 {
 	if (access("/proc/modules", F_OK))
 		return "this kernel cannot load modules (CONFIG_MODULES is off)";
@@ -39,7 +39,7 @@ static int read_line(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-int module_param_get(const char *module, const char *name, long *value)
+int tunables_module_param_get(const char *module, const char *name, long *value)
 {
 	char path[512], buf[64], *end;
 	int err;
@@ -55,22 +55,22 @@ int module_param_get(const char *module, const char *name, long *value)
 	return 0;
 }
 
-int bhtune_param_get(const char *name, long *value)
+int tunables_bhtune_get(const char *name, long *value)
 {
-	return module_param_get("bhtune", name, value);
+	return tunables_module_param_get("bhtune", name, value);
 }
 
 static long param_or_absent(const char *name)
 {
 	long v;
 
-	return bhtune_param_get(name, &v) ? BHTUNE_ABSENT : v;
+	return tunables_bhtune_get(name, &v) ? BHTUNE_ABSENT : v;
 }
 
-void bhtune_params_read(struct bhtune_params *b)
+void tunables_bhtune_read(struct bhtune_params *b)
 {
 	memset(b, 0, sizeof(*b));
-	b->loaded = bhtune_loaded();
+	b->loaded = tunables_bhtune_loaded();
 	b->lru_size = param_or_absent("lru_size");
 	b->batch_min_us = param_or_absent("batch_min_us");
 	b->batch_max_us = param_or_absent("batch_max_us");
@@ -84,7 +84,7 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-int bhtune_params_list(struct bhtune_param **out)
+int tunables_bhtune_list(struct bhtune_param **out)
 {
 	struct bhtune_param *list;
 	struct dirent **names;
@@ -99,7 +99,7 @@ int bhtune_params_list(struct bhtune_param **out)
 		const char *name = names[i]->d_name;
 
 		if (list && name[0] != '.' && strlen(name) < sizeof(list->name) &&
-		    !bhtune_param_get(name, &list[nr].value))
+		    !tunables_bhtune_get(name, &list[nr].value))
 			strcpy(list[nr++].name, name);
 		free(names[i]);
 	}
@@ -110,7 +110,7 @@ int bhtune_params_list(struct bhtune_param **out)
 	return nr;
 }
 
-long options_value(const char *options, const char *key)
+long tunables_option_value(const char *options, const char *key)
 {
 	size_t klen = strlen(key);
 	const char *p = options;
@@ -132,7 +132,7 @@ long options_value(const char *options, const char *key)
 	return -1;
 }
 
-void journal_tunables_parse(const char *options, struct journal_tunables *j)
+void tunables_journal_parse(const char *options, struct journal_tunables *j)
 {
 	long v;
 
@@ -142,21 +142,21 @@ void journal_tunables_parse(const char *options, struct journal_tunables *j)
 	j->from = TUNABLES_DEFAULT;
 	if (!options)
 		return;
-	if ((v = options_value(options, "min_batch_time")) >= 0)
+	if ((v = tunables_option_value(options, "min_batch_time")) >= 0)
 		j->min_batch_us = v;
-	if ((v = options_value(options, "max_batch_time")) >= 0)
+	if ((v = tunables_option_value(options, "max_batch_time")) >= 0)
 		j->max_batch_us = v;
-	if ((v = options_value(options, "commit")) >= 0)
+	if ((v = tunables_option_value(options, "commit")) >= 0)
 		j->commit_s = v;
 }
 
-bool journal_tunables_read(const char *dev, struct journal_tunables *j)
+bool tunables_journal_read(const char *dev, struct journal_tunables *j)
 {
 	char path[256], text[8192];
 	size_t n;
 	FILE *f;
 
-	journal_tunables_parse(NULL, j);
+	tunables_journal_parse(NULL, j);
 	snprintf(path, sizeof(path), "/proc/fs/ext4/%s/options", dev);
 	f = fopen(path, "r");
 	if (!f)
@@ -164,7 +164,7 @@ bool journal_tunables_read(const char *dev, struct journal_tunables *j)
 	n = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
 	text[n] = '\0';
-	journal_tunables_parse(text, j);
+	tunables_journal_parse(text, j);
 	j->from = TUNABLES_EXT4_OPTIONS;
 	return true;
 }
@@ -208,7 +208,7 @@ static int by_dev(const void *a, const void *b)
 		      ((const struct journal_tunables *)b)->dev);
 }
 
-int journals_list(struct journal_tunables **out)
+int tunables_journals_list(struct journal_tunables **out)
 {
 	struct journal_tunables *list = NULL, *grown;
 	DIR *d = opendir("/proc/fs/jbd2");
@@ -231,7 +231,7 @@ int journals_list(struct journal_tunables **out)
 		memset(&list[n], 0, sizeof(list[n]));
 		journal_fs_dev(e->d_name, list[n].dev, sizeof(list[n].dev));
 		find_mount(&list[n]);
-		journal_tunables_read(list[n].dev, &list[n]);
+		tunables_journal_read(list[n].dev, &list[n]);
 		n++;
 	}
 	closedir(d);
@@ -251,8 +251,9 @@ void tunables_dev_numbers(const char *dev, char *buf, size_t len)
 		snprintf(buf, len, "%s", line);
 }
 
-bool journal_apply_bhtune(struct journal_tunables *j,
-			  const struct bhtune_params *b, const char *numbers)
+bool tunables_journal_apply_bhtune(struct journal_tunables *j,
+				   const struct bhtune_params *b,
+				   const char *numbers)
 {
 	if (b->batch_min_us < 0 && b->batch_max_us < 0)
 		return false;

@@ -6,8 +6,8 @@
  *    imposes on every journal or on the one of batch_dev);
  *  - each journal's own batch times and commit interval (ext4's
  *    min_batch_time, max_batch_time and commit options).
- * Reading them: bhtune_params_read(), journals_list(); writing them
- * (bhtune's parameters, an ext4 remount): tunables_apply().
+ * Reading them: tunables_bhtune_read(), tunables_journals_list();
+ * writing them (bhtune's parameters, an ext4 remount): tunables_apply().
  */
 #ifndef BHSCOPE_TUNABLES_H
 #define BHSCOPE_TUNABLES_H
@@ -32,19 +32,20 @@
 #define BHTUNE_ABSENT	(-1000000000L)
 
 /* True when bhtune.ko is loaded (its parameters directory exists). */
-bool bhtune_loaded(void);
+bool tunables_bhtune_loaded(void);
 
 /*
  * Why bhtune.ko cannot be loaded on this kernel (no CONFIG_MODULES, no
  * CONFIG_LIVEPATCH), or NULL when nothing is known to stop it.
  */
-const char *bhtune_unavailable_reason(void);
+const char *tunables_bhtune_unavailable(void);
 
 /* Reads a numeric parameter. Returns 0, or a negative errno. */
-int bhtune_param_get(const char *name, long *value);
+int tunables_bhtune_get(const char *name, long *value);
 
 /* The same, of any module's parameter (/sys/module/MODULE/parameters). */
-int module_param_get(const char *module, const char *name, long *value);
+int tunables_module_param_get(const char *module, const char *name,
+			      long *value);
 
 /* bhtune's parameters, as one snapshot. */
 struct bhtune_params {
@@ -55,7 +56,7 @@ struct bhtune_params {
 	char batch_dev[32];	/* "MAJOR:MINOR" of the one journal, "": all */
 };
 
-void bhtune_params_read(struct bhtune_params *b);
+void tunables_bhtune_read(struct bhtune_params *b);
 
 /* One numeric parameter, for listing them all. */
 struct bhtune_param {
@@ -67,7 +68,7 @@ struct bhtune_param {
  * Every readable numeric parameter, by name. Returns the count (and *out,
  * to free; 0 when bhtune is not loaded), or a negative errno.
  */
-int bhtune_params_list(struct bhtune_param **out);
+int tunables_bhtune_list(struct bhtune_param **out);
 
 /* Where a journal's batch times come from. */
 enum tunables_from {
@@ -91,23 +92,23 @@ struct journal_tunables {
  * A non-negative numeric key=value option from a list split by commas or
  * whitespace (/proc/fs/ext4/<dev>/options, mount options); -1 if absent.
  */
-long options_value(const char *options, const char *key);
+long tunables_option_value(const char *options, const char *key);
 
 /* jbd2's defaults, then what an option list sets of them. */
-void journal_tunables_parse(const char *options, struct journal_tunables *j);
+void tunables_journal_parse(const char *options, struct journal_tunables *j);
 
 /*
  * The batch times of the ext4 on dev ("loop0") from its options file (ext4
  * lists every option there, defaults included); jbd2's defaults and false
  * when there is no such file. Sets neither dev nor mnt.
  */
-bool journal_tunables_read(const char *dev, struct journal_tunables *j);
+bool tunables_journal_read(const char *dev, struct journal_tunables *j);
 
 /*
  * Every journal in /proc/fs/jbd2, with its filesystem's batch times and a
  * mount point. Returns the count (and *out, to free), or a negative errno.
  */
-int journals_list(struct journal_tunables **out);
+int tunables_journals_list(struct journal_tunables **out);
 
 /* The "MAJOR:MINOR" of a block device ("loop0"), "" if unknown. */
 void tunables_dev_numbers(const char *dev, char *buf, size_t len);
@@ -117,14 +118,15 @@ void tunables_dev_numbers(const char *dev, char *buf, size_t len);
  * ("MAJOR:MINOR", "" if unknown): those set (>= 0), when batch_dev is
  * empty or names that device. Returns whether they did.
  */
-bool journal_apply_bhtune(struct journal_tunables *j,
-			  const struct bhtune_params *b, const char *numbers);
+bool tunables_journal_apply_bhtune(struct journal_tunables *j,
+				   const struct bhtune_params *b,
+				   const char *numbers);
 
 /* Writes a parameter. Returns 0, or a negative errno (-EINVAL: refused). */
-int bhtune_param_set(const char *name, const char *value);
+int tunables_bhtune_set(const char *name, const char *value);
 
 /* The same with a number. */
-int bhtune_param_set_long(const char *name, long value);
+int tunables_bhtune_set_long(const char *name, long value);
 
 /*
  * Sets bhtune's batch_min_us and batch_max_us as a pair (-1: each
@@ -133,7 +135,7 @@ int bhtune_param_set_long(const char *name, long value);
  * max goes first unless the new max is below the old min; a refusal puts
  * the old pair back. Returns 0, or a negative errno (-EINVAL: refused).
  */
-int bhtune_batch_set(long min_us, long max_us);
+int tunables_bhtune_batch_set(long min_us, long max_us);
 
 /* A batch time tunables_apply() leaves as it is. */
 #define TUNABLES_KEEP	LONG_MIN
@@ -149,9 +151,10 @@ struct tunables_values {
 
 /*
  * The one writer of tune and sweep: batch_dev and lru_size through
- * bhtune, then the batch times, through bhtune (bhtune_batch_set() for a pair, or the one
- * given) when mnt is NULL, else by remounting the ext4 on mnt (both
- * given: journal_remount_batch()). Returns 0, or -1 with a one-line
+ * bhtune, then the batch times, through bhtune
+ * (tunables_bhtune_batch_set() for a pair, or the one given) when mnt is
+ * NULL, else by remounting the ext4 on mnt (both given:
+ * tunables_journal_remount()). Returns 0, or -1 with a one-line
  * reason in err ("bhtune refused lru_size=65: out of range").
  */
 int tunables_apply(const struct tunables_values *v, const char *mnt,
@@ -161,7 +164,7 @@ struct tunables_claim;
 struct tunables_saved;
 
 /*
- * Puts back the values saved for claim c (tunables_claim_*()), by
+ * Puts back the values saved for claim c (tunables_lock_*()), by
  * tunables_apply() (a journal's by remounting mnt), then removes the state
  * file: at the end of a sweep, and where a tuner killed first left them.
  * A journal no longer mounted (its next mount takes its own options) or a
@@ -174,7 +177,7 @@ int tunables_restore(const struct tunables_claim *c, const char *mnt,
 		     struct tunables_saved *done, char *err, size_t errlen);
 
 /* "min_batch_time=MIN,max_batch_time=MAX": the options a remount sets. */
-void journal_batch_options(long min_us, long max_us, char *buf, size_t len);
+void tunables_journal_options(long min_us, long max_us, char *buf, size_t len);
 
 /*
  * Whether a journal may be given these batch times: every remount goes
@@ -182,14 +185,14 @@ void journal_batch_options(long min_us, long max_us, char *buf, size_t len);
  * (jbd2_journal_stop), so a min above the max would silently do nothing.
  * Returns 0, or -1 with a one-line reason in why.
  */
-int batch_times_check(long min_us, long max_us, char *why, size_t len);
+int tunables_batch_check(long min_us, long max_us, char *why, size_t len);
 
 /*
  * Remounts the ext4 mounted on mnt with these batch times (mount(2); the
  * mount's flags are kept, and ext4 keeps the options not named). Returns
  * 0, or -1 with a one-line reason in err.
  */
-int journal_remount_batch(const char *mnt, long min_us, long max_us,
-			  char *err, size_t errlen);
+int tunables_journal_remount(const char *mnt, long min_us, long max_us,
+			     char *err, size_t errlen);
 
 #endif /* BHSCOPE_TUNABLES_H */

@@ -15,7 +15,7 @@
 
 static const char *run_dir = TUNABLES_RUN_DIR;
 
-void tunables_run_dir_set(const char *dir)
+void tunables_lock_dir_set(const char *dir)
 {
 	run_dir = dir;
 }
@@ -92,13 +92,13 @@ static int claim(struct tunables_claim *c, const char *by, char *err,
 		(void)0;
 	return 0;
 fail:
-	tunables_release(c);
+	tunables_lock_release(c);
 	return -1;
 }
 
-int tunables_claim_journal(struct tunables_claim *c, unsigned int major,
-			   unsigned int minor, const char *devname,
-			   const char *by, char *err, size_t errlen)
+int tunables_lock_journal(struct tunables_claim *c, unsigned int major,
+			  unsigned int minor, const char *devname,
+			  const char *by, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof(*c));
 	snprintf(c->name, sizeof(c->name), "journal-%u:%u", major, minor);
@@ -107,8 +107,8 @@ int tunables_claim_journal(struct tunables_claim *c, unsigned int major,
 	return claim(c, by, err, errlen);
 }
 
-int tunables_claim_bhtune(struct tunables_claim *c, const char *by,
-			  char *err, size_t errlen)
+int tunables_lock_bhtune(struct tunables_claim *c, const char *by,
+			 char *err, size_t errlen)
 {
 	memset(c, 0, sizeof(*c));
 	c->bhtune = true;
@@ -117,7 +117,7 @@ int tunables_claim_bhtune(struct tunables_claim *c, const char *by,
 	return claim(c, by, err, errlen);
 }
 
-void tunables_release(struct tunables_claim *c)
+void tunables_lock_release(struct tunables_claim *c)
 {
 	if (c->fd >= 0)
 		close(c->fd);	/* the lock goes with the last descriptor */
@@ -131,9 +131,9 @@ static void state_file(const struct tunables_claim *c, char *buf, size_t len)
 	snprintf(buf, len, "%s.state", c->name);
 }
 
-int tunables_saved_write(const struct tunables_claim *c,
-			 struct tunables_saved *s, const char *by, char *err,
-			 size_t errlen)
+int tunables_lock_save(const struct tunables_claim *c,
+		       struct tunables_saved *s, const char *by, char *err,
+		       size_t errlen)
 {
 	char file[64], text[512];
 	size_t n = 0;
@@ -193,7 +193,7 @@ static int parse_state(FILE *f, struct tunables_saved *s)
 	return ferror(f) ? -1 : 0;
 }
 
-int tunables_saved_read(const struct tunables_claim *c,
+int tunables_lock_saved(const struct tunables_claim *c,
 			struct tunables_saved *s, char *err, size_t errlen)
 {
 	char file[64];
@@ -223,7 +223,7 @@ int tunables_saved_read(const struct tunables_claim *c,
 	return 1;
 }
 
-void tunables_saved_drop(const struct tunables_claim *c)
+void tunables_lock_drop(const struct tunables_claim *c)
 {
 	char file[64];
 
@@ -232,8 +232,8 @@ void tunables_saved_drop(const struct tunables_claim *c)
 		unlinkat(c->dirfd, file, 0);
 }
 
-void tunables_saved_describe(const struct tunables_saved *s, char *buf,
-			     size_t len)
+void tunables_lock_describe(const struct tunables_saved *s, char *buf,
+			    size_t len)
 {
 	size_t n = 0;
 
@@ -247,12 +247,12 @@ void tunables_saved_describe(const struct tunables_saved *s, char *buf,
 		snprintf(buf, len, "nothing");
 }
 
-void tunables_saved_note(const struct tunables_claim *c,
-			 const struct tunables_saved *s)
+void tunables_lock_note(const struct tunables_claim *c,
+			const struct tunables_saved *s)
 {
 	char what[128];
 
-	tunables_saved_describe(s, what, sizeof(what));
+	tunables_lock_describe(s, what, sizeof(what));
 	errmsg("%s: put back %s, left changed by a bhscope %s (pid %ld) that ended before it could",
 	       c->what, what, s->by[0] ? s->by : "tuner", s->pid);
 }

@@ -47,7 +47,7 @@ struct tunables_saved {
 };
 
 /* For tests: the directory of the lock and state files (default above). */
-void tunables_run_dir_set(const char *dir);
+void tunables_lock_dir_set(const char *dir);
 
 /*
  * Claims the journal of the filesystem on device major:minor (devname: its
@@ -55,45 +55,45 @@ void tunables_run_dir_set(const char *dir);
  * -1 with a one-line reason in err: held by another bhscope, or the lock
  * could not be made.
  */
-int tunables_claim_journal(struct tunables_claim *c, unsigned int major,
-			   unsigned int minor, const char *devname,
-			   const char *by, char *err, size_t errlen);
+int tunables_lock_journal(struct tunables_claim *c, unsigned int major,
+			  unsigned int minor, const char *devname,
+			  const char *by, char *err, size_t errlen);
 
 /* The same for bhtune.ko's parameters. */
-int tunables_claim_bhtune(struct tunables_claim *c, const char *by,
-			  char *err, size_t errlen);
+int tunables_lock_bhtune(struct tunables_claim *c, const char *by,
+			 char *err, size_t errlen);
 
 /* Drops the lock (the state file stays); safe on a claim never made. */
-void tunables_release(struct tunables_claim *c);
+void tunables_lock_release(struct tunables_claim *c);
 
-/* A claim that holds nothing, for tunables_release() to skip. */
+/* A claim that holds nothing, for tunables_lock_release() to skip. */
 #define TUNABLES_CLAIM_NONE	{ .fd = -1, .dirfd = -1 }
 
 /*
  * Saves s (pid and by are filled in) as the claim's state file. Returns
  * 0, or -1 with a one-line reason in err.
  */
-int tunables_saved_write(const struct tunables_claim *c,
-			 struct tunables_saved *s, const char *by, char *err,
-			 size_t errlen);
+int tunables_lock_save(const struct tunables_claim *c,
+		       struct tunables_saved *s, const char *by, char *err,
+		       size_t errlen);
 
 /* Reads the claim's state file: 1 found, 0 none, -1 unreadable (err). */
-int tunables_saved_read(const struct tunables_claim *c,
+int tunables_lock_saved(const struct tunables_claim *c,
 			struct tunables_saved *s, char *err, size_t errlen);
 
 /* Removes the claim's state file (none is fine). */
-void tunables_saved_drop(const struct tunables_claim *c);
+void tunables_lock_drop(const struct tunables_claim *c);
 
 /* "lru_size 16, batch times 300/15000 us": what s holds, for messages. */
-void tunables_saved_describe(const struct tunables_saved *s, char *buf,
-			     size_t len);
+void tunables_lock_describe(const struct tunables_saved *s, char *buf,
+			    size_t len);
 
 /*
  * The note of a tuner that put back what a killed one left, one errmsg()
  * line: "WHAT: put back ..., left changed by a bhscope sweep (pid N) that
  * ended before it could".
  */
-void tunables_saved_note(const struct tunables_claim *c,
-			 const struct tunables_saved *s);
+void tunables_lock_note(const struct tunables_claim *c,
+			const struct tunables_saved *s);
 
 #endif /* BHSCOPE_TUNABLES_LOCK_H */

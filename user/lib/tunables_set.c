@@ -15,7 +15,7 @@
 #include "lib/tunables.h"
 #include "lib/tunables_lock.h"
 
-int bhtune_param_set(const char *name, const char *value)
+int tunables_bhtune_set(const char *name, const char *value)
 {
 	char path[512];
 	ssize_t n;
@@ -33,12 +33,12 @@ int bhtune_param_set(const char *name, const char *value)
 	return err;
 }
 
-int bhtune_param_set_long(const char *name, long value)
+int tunables_bhtune_set_long(const char *name, long value)
 {
 	char text[32];
 
 	snprintf(text, sizeof(text), "%ld", value);
-	return bhtune_param_set(name, text);
+	return tunables_bhtune_set(name, text);
 }
 
 /* Writes a, then b; if b is refused, a gets its old value back. */
@@ -47,18 +47,18 @@ static int set_two(const char *a, long va, const char *b, long vb)
 	long old;
 	int err;
 
-	if (bhtune_param_get(a, &old))
+	if (tunables_bhtune_get(a, &old))
 		old = -1;
-	err = bhtune_param_set_long(a, va);
+	err = tunables_bhtune_set_long(a, va);
 	if (err)
 		return err;
-	err = bhtune_param_set_long(b, vb);
+	err = tunables_bhtune_set_long(b, vb);
 	if (err)
-		bhtune_param_set_long(a, old);
+		tunables_bhtune_set_long(a, old);
 	return err;
 }
 
-int bhtune_batch_set(long min_us, long max_us)
+int tunables_bhtune_batch_set(long min_us, long max_us)
 {
 	int err = set_two("batch_max_us", max_us, "batch_min_us", min_us);
 
@@ -67,13 +67,13 @@ int bhtune_batch_set(long min_us, long max_us)
 	return err;
 }
 
-void journal_batch_options(long min_us, long max_us, char *buf, size_t len)
+void tunables_journal_options(long min_us, long max_us, char *buf, size_t len)
 {
 	snprintf(buf, len, "min_batch_time=%ld,max_batch_time=%ld", min_us,
 		 max_us);
 }
 
-int batch_times_check(long min_us, long max_us, char *why, size_t len)
+int tunables_batch_check(long min_us, long max_us, char *why, size_t len)
 {
 	if (min_us < 0 || min_us > BATCH_US_MAX || max_us < 0 ||
 	    max_us > BATCH_US_MAX) {
@@ -135,15 +135,15 @@ static int mount_flags(const char *mnt, unsigned long *flags)
 	return 0;
 }
 
-int journal_remount_batch(const char *mnt, long min_us, long max_us,
-			  char *err, size_t errlen)
+int tunables_journal_remount(const char *mnt, long min_us, long max_us,
+			     char *err, size_t errlen)
 {
 	unsigned long flags = 0;
 	char data[128], why[256];
 	int ret;
 
-	journal_batch_options(min_us, max_us, data, sizeof(data));
-	if (batch_times_check(min_us, max_us, why, sizeof(why))) {
+	tunables_journal_options(min_us, max_us, data, sizeof(data));
+	if (tunables_batch_check(min_us, max_us, why, sizeof(why))) {
 		snprintf(err, errlen, "refused for %s: %s", mnt, why);
 		return -1;
 	}
@@ -174,7 +174,7 @@ static const char *refusal(const char *name, int err)
 static int bhtune_write(const char *name, long value, char *err,
 			size_t errlen)
 {
-	int e = bhtune_param_set_long(name, value);
+	int e = tunables_bhtune_set_long(name, value);
 
 	if (e)
 		snprintf(err, errlen, "bhtune refused %s=%ld: %s", name, value,
@@ -190,7 +190,7 @@ static int bhtune_batch(long min_us, long max_us, char *err, size_t errlen)
 		return min_us != TUNABLES_KEEP ?
 		       bhtune_write("batch_min_us", min_us, err, errlen) :
 		       bhtune_write("batch_max_us", max_us, err, errlen);
-	e = bhtune_batch_set(min_us, max_us);
+	e = tunables_bhtune_batch_set(min_us, max_us);
 	if (e)
 		snprintf(err, errlen,
 			 "bhtune refused batch_min_us=%ld batch_max_us=%ld: %s",
@@ -203,7 +203,7 @@ int tunables_apply(const struct tunables_values *v, const char *mnt,
 {
 	int e;
 
-	if (v->batch_dev && (e = bhtune_param_set("batch_dev", v->batch_dev))) {
+	if (v->batch_dev && (e = tunables_bhtune_set("batch_dev", v->batch_dev))) {
 		snprintf(err, errlen, "bhtune refused batch_dev=%s: %s",
 			 v->batch_dev, refusal("batch_dev", e));
 		return -1;
@@ -219,25 +219,26 @@ int tunables_apply(const struct tunables_values *v, const char *mnt,
 			 mnt);
 		return -1;
 	}
-	return journal_remount_batch(mnt, v->min_us, v->max_us, err, errlen);
+	return tunables_journal_remount(mnt, v->min_us, v->max_us, err, errlen);
 }
 
 int tunables_restore(const struct tunables_claim *c, const char *mnt,
 		     struct tunables_saved *done, char *err, size_t errlen)
 {
 	struct tunables_saved s;
-	int found = tunables_saved_read(c, &s, err, errlen);
+	int found = tunables_lock_saved(c, &s, err, errlen);
 
 	if (found <= 0)
 		return found;
-	if ((c->bhtune && !bhtune_loaded()) || (!c->bhtune && (!mnt || !mnt[0]))) {
-		tunables_saved_drop(c);
+	if ((c->bhtune && !tunables_bhtune_loaded()) ||
+	    (!c->bhtune && (!mnt || !mnt[0]))) {
+		tunables_lock_drop(c);
 		return 0;
 	}
 	if (c->bhtune ? tunables_apply(&s.v, NULL, err, errlen) :
 	    s.v.batch && tunables_apply(&s.v, mnt, err, errlen))
 		return -1;
-	tunables_saved_drop(c);
+	tunables_lock_drop(c);
 	if (done)
 		*done = s;
 	return 1;

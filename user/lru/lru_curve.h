@@ -14,18 +14,18 @@
 #include "lru_stats.h"
 
 /* Lookups classified as a hit or a miss; unsynced ones are neither. */
-uint64_t lru_classified(const struct lru_dev_stats *s);
+uint64_t lru_curve_classified(const struct lru_dev_stats *s);
 
 /* Hits over classified lookups, as measured; NAN if there are none. */
-double lru_hit_ratio(const struct lru_dev_stats *s);
+double lru_curve_hit_ratio(const struct lru_dev_stats *s);
 
 /*
  * The hit ratio over every lookup counted, unsynced ones included: *lo if
  * every unsynced lookup not proven a miss missed, *hi if each hit. The
  * true ratio lies in between; NAN for both without lookups.
  */
-void lru_hit_ratio_range(const struct lru_dev_stats *s, double *lo,
-			 double *hi);
+void lru_curve_hit_ratio_range(const struct lru_dev_stats *s, double *lo,
+			       double *hi);
 
 /*
  * ratio[k - 1] = the hit ratio at LRU size k, for k = 1..n

@@ -38,7 +38,7 @@ const char *const lru_figure_names[LRU_NR_FIGURES] = {
 	[LRU_FIG_TRACE] = "trace",
 };
 
-int lru_mode_parse(const char *s, enum lru_mode *mode)
+int lru_hooks_mode_parse(const char *s, enum lru_mode *mode)
 {
 	for (int m = 0; m < LRU_NR_MODES; m++) {
 		if (!strcmp(s, lru_mode_names[m])) {

@@ -31,7 +31,7 @@ enum lru_mode {
 extern const char *const lru_mode_names[LRU_NR_MODES];
 
 /* Parses "auto", "fentry", ... Returns 0 or -EINVAL. */
-int lru_mode_parse(const char *s, enum lru_mode *mode);
+int lru_hooks_mode_parse(const char *s, enum lru_mode *mode);
 
 enum lru_figure_id {
 	LRU_FIG_LRU_SIZE,

@@ -195,7 +195,7 @@ bool lru_kernel_has_kprobes(void)
 int lru_bhtune_lru_size(void)
 {
 	long n;
-	int err = bhtune_param_get("lru_size", &n);
+	int err = tunables_bhtune_get("lru_size", &n);
 
 	if (err)
 		return err;
@@ -205,7 +205,7 @@ int lru_bhtune_lru_size(void)
 int lru_bhtune_check_abi(char *why, size_t len)
 {
 	long abi;
-	int err = module_param_get("bhtune_events", "abi", &abi);
+	int err = tunables_module_param_get("bhtune_events", "abi", &abi);
 
 	if (err == -ENOENT) {
 		snprintf(why, len,

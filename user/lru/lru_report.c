@@ -146,7 +146,7 @@ static void text_ratio_range(FILE *out, const struct lru_dev_stats *total)
 
 	if (!total->unsynced)
 		return;
-	lru_hit_ratio_range(total, &l, &h);
+	lru_curve_hit_ratio_range(total, &l, &h);
 	fmt_ratio(lo, sizeof(lo), l);
 	fmt_ratio(hi, sizeof(hi), h);
 	fprintf(out, "hit ratio over every lookup: %s to %s (of %llu unsynced, %llu proven misses: the task slept inside)\n",
@@ -214,9 +214,9 @@ static void text_counters(FILE *out, const struct lru_report_ctx *ctx,
 			"a hit on an LRU holding one entry may have been a refill");
 }
 
-void lru_curve_text(FILE *out, const struct lru_dev_stats *total,
-		    const struct lru_dev_stats *cpus, int nr_cpus, int lo,
-		    int hi, int lru_size)
+void lru_report_curve_text(FILE *out, const struct lru_dev_stats *total,
+			   const struct lru_dev_stats *cpus, int nr_cpus,
+			   int lo, int hi, int lru_size)
 {
 	double r[BHSCOPE_LRU_DEPTH_MAX], (*cr)[BHSCOPE_LRU_DEPTH_MAX] = NULL;
 	int *col = NULL, ncol = 0;
@@ -229,7 +229,7 @@ void lru_curve_text(FILE *out, const struct lru_dev_stats *total,
 		col = calloc(nr_cpus, sizeof(*col));
 		cr = calloc(nr_cpus, sizeof(*cr));
 		for (int c = 0; col && cr && c < nr_cpus; c++) {
-			if (!lru_classified(&cpus[c]))
+			if (!lru_curve_classified(&cpus[c]))
 				continue;
 			lru_curve(&cpus[c], cr[ncol], hi);
 			col[ncol++] = c;
@@ -255,7 +255,7 @@ void lru_curve_text(FILE *out, const struct lru_dev_stats *total,
 	free(cr);
 }
 
-const char *lru_whatif_above(const struct lru_cpu_counters *c)
+const char *lru_report_whatif_above(const struct lru_cpu_counters *c)
 {
 	if (c->ghost_not_installed || c->ghost_absent)
 		return "approximate";
@@ -275,7 +275,8 @@ static void text_exactness(FILE *out, const struct lru_report_ctx *ctx,
 		ctx->lru_size);
 	if (ctx->whatif > ctx->lru_size)
 		fprintf(out, "; sizes %d-%d: %s (re-read %llu, not-installed hits %llu, absent hits %llu)",
-			ctx->lru_size + 1, ctx->whatif, lru_whatif_above(&c),
+			ctx->lru_size + 1, ctx->whatif,
+			lru_report_whatif_above(&c),
 			(unsigned long long)c.resyncs,
 			(unsigned long long)c.ghost_not_installed,
 			(unsigned long long)c.ghost_absent);
@@ -314,13 +315,14 @@ void lru_report_text(FILE *out, const struct lru_report_ctx *ctx,
 	if (has_lookups(ctx))
 		text_missing(out, ctx, delta, &total);
 	text_counters(out, ctx, delta, &total);
-	if (has_lookups(ctx) && ctx->whatif && lru_classified(&total)) {
+	if (has_lookups(ctx) && ctx->whatif && lru_curve_classified(&total)) {
 		if (ctx->per_cpu)
 			cpus = calloc(delta->nr_cpus, sizeof(*cpus));
 		for (int c = 0; cpus && c < delta->nr_cpus; c++)
 			lru_snapshot_cpu(delta, c, &cpus[c]);
-		lru_curve_text(out, &total, cpus, delta->nr_cpus, 1, ctx->whatif,
-			       ctx->lru_size);
+		lru_report_curve_text(out, &total, cpus, delta->nr_cpus, 1,
+				      ctx->whatif,
+				      ctx->lru_size);
 		free(cpus);
 		text_exactness(out, ctx, delta);
 	}
@@ -330,8 +332,8 @@ void lru_report_text(FILE *out, const struct lru_report_ctx *ctx,
 	fflush(out);
 }
 
-struct json_object *lru_curve_json(const struct lru_dev_stats *s, int lo,
-				   int hi)
+struct json_object *lru_report_curve_json(const struct lru_dev_stats *s, int lo,
+					  int hi)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *sizes = json_object_new_array();

@@ -36,9 +36,9 @@ struct json_object *lru_report_json(const struct lru_report_ctx *ctx,
  * (nr_cpus entries, NULL for none) one column per CPU that had classified
  * lookups. The running LRU size is marked with '*'.
  */
-void lru_curve_text(FILE *out, const struct lru_dev_stats *total,
-		    const struct lru_dev_stats *cpus, int nr_cpus, int lo,
-		    int hi, int lru_size);
+void lru_report_curve_text(FILE *out, const struct lru_dev_stats *total,
+			   const struct lru_dev_stats *cpus, int nr_cpus,
+			   int lo, int hi, int lru_size);
 
 /*
  * How exact the what-if curve is above the LRU's size over an interval
@@ -50,10 +50,10 @@ void lru_curve_text(FILE *out, const struct lru_dev_stats *total,
  * reordered where the kernel's did not). Sizes up to the LRU's are exact
  * over the classified lookups.
  */
-const char *lru_whatif_above(const struct lru_cpu_counters *c);
+const char *lru_report_whatif_above(const struct lru_cpu_counters *c);
 
 /* {"sizes": [lo..hi], "hit_ratio": [...]} with null where unknown. */
-struct json_object *lru_curve_json(const struct lru_dev_stats *s, int lo,
-				   int hi);
+struct json_object *lru_report_curve_json(const struct lru_dev_stats *s, int lo,
+					  int hi);
 
 #endif /* BHSCOPE_LRU_REPORT_H */

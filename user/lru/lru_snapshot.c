@@ -20,19 +20,21 @@ static const struct dev_table devs_table = {
 	.cpu = offsetof(struct lru_dev_snapshot, cpu),
 };
 
-void lru_stats_add(struct lru_dev_stats *dst, const struct lru_dev_stats *src)
+void lru_snapshot_stats_add(struct lru_dev_stats *dst,
+			    const struct lru_dev_stats *src)
 {
 	dev_table_u64_add(dst, src, sizeof(*dst));
 }
 
-void lru_counters_add(struct lru_cpu_counters *dst,
-		      const struct lru_cpu_counters *src)
+void lru_snapshot_counters_add(struct lru_cpu_counters *dst,
+			       const struct lru_cpu_counters *src)
 {
 	dev_table_u64_add(dst, src, sizeof(*dst));
 }
 
-void lru_stats_sub(struct lru_dev_stats *dst, const struct lru_dev_stats *cur,
-		   const struct lru_dev_stats *prev)
+void lru_snapshot_stats_sub(struct lru_dev_stats *dst,
+			    const struct lru_dev_stats *cur,
+			    const struct lru_dev_stats *prev)
 {
 	dev_table_u64_sub(dst, cur, prev, sizeof(*dst));
 }
@@ -84,14 +86,14 @@ void lru_snapshot_cpu(const struct lru_snapshot *s, int cpu,
 {
 	memset(out, 0, sizeof(*out));
 	for (int i = 0; i < s->nr_devs; i++)
-		lru_stats_add(out, &s->devs[i].cpu[cpu]);
+		lru_snapshot_stats_add(out, &s->devs[i].cpu[cpu]);
 }
 
 void lru_snapshot_total(const struct lru_snapshot *s, struct lru_dev_stats *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (int i = 0; i < s->nr_devs; i++)
-		lru_stats_add(out, &s->devs[i].total);
+		lru_snapshot_stats_add(out, &s->devs[i].total);
 }
 
 void lru_snapshot_counters_total(const struct lru_snapshot *s,
@@ -99,7 +101,7 @@ void lru_snapshot_counters_total(const struct lru_snapshot *s,
 {
 	memset(out, 0, sizeof(*out));
 	for (int c = 0; s->counters && c < s->nr_cpus; c++)
-		lru_counters_add(out, &s->counters[c]);
+		lru_snapshot_counters_add(out, &s->counters[c]);
 }
 
 uint64_t lru_snapshot_lost(const struct lru_snapshot *s, bool by_entries)

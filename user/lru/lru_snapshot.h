@@ -49,11 +49,13 @@ struct lru_snapshot {
 };
 
 /* dst += src and dst = cur - prev (prev NULL: dst = cur), field by field. */
-void lru_stats_add(struct lru_dev_stats *dst, const struct lru_dev_stats *src);
-void lru_stats_sub(struct lru_dev_stats *dst, const struct lru_dev_stats *cur,
-		   const struct lru_dev_stats *prev);
-void lru_counters_add(struct lru_cpu_counters *dst,
-		      const struct lru_cpu_counters *src);
+void lru_snapshot_stats_add(struct lru_dev_stats *dst,
+			    const struct lru_dev_stats *src);
+void lru_snapshot_stats_sub(struct lru_dev_stats *dst,
+			    const struct lru_dev_stats *cur,
+			    const struct lru_dev_stats *prev);
+void lru_snapshot_counters_add(struct lru_cpu_counters *dst,
+			       const struct lru_cpu_counters *src);
 
 /*
  * Adds a device's per-CPU values (nr_cpus of them), or one CPU's, to what

@@ -39,16 +39,16 @@ static double lookups_per_s(ROW, const void *in)
 
 static double hit_ratio(ROW, const void *in)
 {
-	return lru_hit_ratio(in_of(in)->s);
+	return lru_curve_hit_ratio(in_of(in)->s);
 }
 
-/* [lo, hi]: the hit ratio over every lookup (lru_hit_ratio_range()). */
+/* [lo, hi]: the hit ratio over every lookup (lru_curve_hit_ratio_range()). */
 static struct json_object *ratio_range(ROW, const void *in)
 {
 	struct json_object *a = json_object_new_array();
 	double lo, hi;
 
-	lru_hit_ratio_range(in_of(in)->s, &lo, &hi);
+	lru_curve_hit_ratio_range(in_of(in)->s, &lo, &hi);
 	json_object_array_add(a, json_out_double(lo));
 	json_object_array_add(a, json_out_double(hi));
 	return a;
@@ -66,7 +66,7 @@ static struct json_object *slots(ROW, const void *in)
 
 static struct json_object *whatif(ROW, const void *in)
 {
-	return lru_curve_json(in_of(in)->s, 1, in_of(in)->whatif);
+	return lru_report_curve_json(in_of(in)->s, 1, in_of(in)->whatif);
 }
 
 uint64_t lru_table_unsynced_all(const struct lru_table_in *in)
@@ -124,7 +124,7 @@ static struct json_object *exact_sizes(ROW, const void *in)
 
 static struct json_object *whatif_above(ROW, const void *in)
 {
-	return json_object_new_string(lru_whatif_above(in_of(in)->c));
+	return json_object_new_string(lru_report_whatif_above(in_of(in)->c));
 }
 
 const struct figure lru_table[] = {

@@ -3,7 +3,7 @@
  * The LRU tracer's figures, each declared once (struct figure): the text
  * and JSON reports (lru_report_text(), lru_report_json()), serve
  * (serve_lru_write()), record's checker (record_check()) and compare
- * (compare_run_metrics()) iterate this table.
+ * (compare_metrics_of_run()) iterate this table.
  */
 #ifndef BHSCOPE_LRU_TABLE_H
 #define BHSCOPE_LRU_TABLE_H

@@ -7,7 +7,7 @@
  * memmove of at most depth bytes. When a miss not installed (or absent)
  * finds its key deeper than the traced LRU, the sizes stop sharing one
  * order: the same stack then says, per key, the smallest size that holds
- * it, until the orders agree again or the LRU is emptied (lrusim_split_*(),
+ * it, until the orders agree again or the LRU is emptied (lrusim_cpu_split_*(),
  * at the same cost).
  */
 #include <errno.h>
@@ -144,7 +144,7 @@ static void hash_del(const struct lrusim *sim, struct lrusim_cpu *c, int slot)
 	}
 }
 
-void lrusim_stack_clear(const struct lrusim *sim, struct lrusim_cpu *c)
+void lrusim_cpu_stack_clear(const struct lrusim *sim, struct lrusim_cpu *c)
 {
 	c->split = false;
 	c->len = 0;
@@ -188,8 +188,8 @@ static void stack_push(const struct lrusim *sim, struct lrusim_cpu *c,
 }
 
 /* Appends a key at the bottom; 0, or -1 if the stack holds it already. */
-int lrusim_stack_append(const struct lrusim *sim, struct lrusim_cpu *c,
-			const struct lru_key *k)
+int lrusim_cpu_stack_append(const struct lrusim *sim, struct lrusim_cpu *c,
+			    const struct lru_key *k)
 {
 	if (c->len >= sim->depth || hash_find(sim, c, k) >= 0)
 		return -1;
@@ -201,8 +201,8 @@ int lrusim_stack_append(const struct lrusim *sim, struct lrusim_cpu *c,
 	return 0;
 }
 
-int lrusim_stack_replace(const struct lrusim *sim, struct lrusim_cpu *c,
-			 int s, const struct lru_key *k)
+int lrusim_cpu_stack_replace(const struct lrusim *sim, struct lrusim_cpu *c,
+			     int s, const struct lru_key *k)
 {
 	if (s >= 0)
 		hash_del(sim, c, s);
@@ -334,7 +334,7 @@ static int lookup_one(struct lrusim *sim, struct lrusim_cpu *c,
 		d = s >= 0 ? stack_depth(c, s) : -1;
 	}
 	if (c->split)
-		return lrusim_split_lookup(sim, c, l, d);
+		return lrusim_cpu_split_lookup(sim, c, l, d);
 	o = predict(d, l->S, l->flags);
 	/* learning, the model cannot tell a hit from an install at S */
 	if (d < 0 && !c->tail_known && c->len < l->S &&
@@ -376,7 +376,7 @@ static int lookup_one(struct lrusim *sim, struct lrusim_cpu *c,
 		/* sizes above d hit it and move it, the others do not */
 		if (c->nphantom)
 			c->above_lost = true;	/* where d is unsure */
-		lrusim_split_begin(sim, c, d);
+		lrusim_cpu_split_begin(sim, c, d);
 	} else if (d < 0 && !c->tail_known) {
 		phantom_add(c, l->k);
 	}
@@ -394,7 +394,7 @@ static void restart(struct lrusim *sim, struct lrusim_cpu *c)
 {
 	if (!c->learning || c->len)
 		sim->restarts++;
-	lrusim_stack_clear(sim, c);
+	lrusim_cpu_stack_clear(sim, c);
 	c->learning = true;
 	c->tail_known = false;
 	c->nphantom = 0;
@@ -467,7 +467,7 @@ static bool model_lru_is(const struct lrusim_cpu *c, int S,
 			 const struct lru_key *keys, int n)
 {
 	if (c->split)
-		return lrusim_split_lru_is(c, S, keys, n);
+		return lrusim_cpu_split_lru_is(c, S, keys, n);
 	if ((c->len < S ? c->len : S) != n)
 		return false;
 	for (int j = 0; j < n; j++)
@@ -512,9 +512,9 @@ static void snapshot_close(struct lrusim *sim, struct lrusim_cpu *c)
 		sim->snapshots_agreed += c->len > 0;
 	else
 		sim->resyncs++;
-	lrusim_stack_clear(sim, c);
+	lrusim_cpu_stack_clear(sim, c);
 	for (int i = 0; i < n; i++) {
-		if (lrusim_stack_append(sim, c, &c->snap[i])) {
+		if (lrusim_cpu_stack_append(sim, c, &c->snap[i])) {
 			sim->bad_snapshots++;
 			restart(sim, c);
 			return;
@@ -574,7 +574,7 @@ int lrusim_feed(struct lrusim *sim, const struct lru_event *e)
 	case LRU_RESET:
 		/* emptied: every size is, and the model knows all of it */
 		sim->resets++;
-		lrusim_stack_clear(sim, c);
+		lrusim_cpu_stack_clear(sim, c);
 		c->tail_known = true;
 		c->nphantom = 0;
 		c->above_lost = false;

@@ -20,7 +20,7 @@
  * sizes no longer share one recency order. The LRUs of every size still
  * hold a key in the same order, and a larger one every key a smaller one
  * holds: the model keeps its one stack and, beside each key, the smallest
- * size that holds it (lrusim_split_*()), at the same cost a lookup, until
+ * size that holds it (lrusim_cpu_split_*()), at the same cost a lookup, until
  * the orders agree again.
  *
  * Exact and bounded: sizes up to the traced one are exact. Above it the

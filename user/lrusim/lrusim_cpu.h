@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Inside the replay's model (lrusim_feed()): a CPU's state, shared
- * with the mode for sizes that no longer share one order (lrusim_split_*()).
+ * with the mode for sizes that no longer share one order (lrusim_cpu_split_*()).
  */
 #ifndef BHSCOPE_LRUSIM_CPU_H
 #define BHSCOPE_LRUSIM_CPU_H
@@ -89,24 +89,24 @@ static inline int predict(int d, int S, unsigned int flags)
 }
 
 /* The one stack, which the split mode shares. */
-void lrusim_stack_clear(const struct lrusim *sim, struct lrusim_cpu *c);
-int lrusim_stack_append(const struct lrusim *sim, struct lrusim_cpu *c,
-			const struct lru_key *k);
+void lrusim_cpu_stack_clear(const struct lrusim *sim, struct lrusim_cpu *c);
+int lrusim_cpu_stack_append(const struct lrusim *sim, struct lrusim_cpu *c,
+			    const struct lru_key *k);
 /*
  * k takes slot s (-1: slot len, a new one), hashed; the caller puts the
  * slot in the stack. Returns the slot.
  */
-int lrusim_stack_replace(const struct lrusim *sim, struct lrusim_cpu *c,
-			 int s, const struct lru_key *k);
+int lrusim_cpu_stack_replace(const struct lrusim *sim, struct lrusim_cpu *c,
+			     int s, const struct lru_key *k);
 
 /* Split mode. */
 /* The one stack splits: its key at depth d moves in the sizes above d. */
-void lrusim_split_begin(struct lrusim *sim, struct lrusim_cpu *c, int d);
+void lrusim_cpu_split_begin(struct lrusim *sim, struct lrusim_cpu *c, int d);
 /* A lookup whose key is at position p (-1: not held). */
-int lrusim_split_lookup(struct lrusim *sim, struct lrusim_cpu *c,
-			struct lrusim_lookup *l, int p);
+int lrusim_cpu_split_lookup(struct lrusim *sim, struct lrusim_cpu *c,
+			    struct lrusim_lookup *l, int p);
 /* Does the LRU of size S hold exactly keys[0..n-1], in order? */
-bool lrusim_split_lru_is(const struct lrusim_cpu *c, int S,
-			 const struct lru_key *keys, int n);
+bool lrusim_cpu_split_lru_is(const struct lrusim_cpu *c, int S,
+			     const struct lru_key *keys, int n);
 
 #endif /* BHSCOPE_LRUSIM_CPU_H */

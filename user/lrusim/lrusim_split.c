@@ -14,7 +14,7 @@
  *    times, so every size orders its keys alike, by their last move;
  *  - the LRU of size k holds min(k, n) of the n keys: one key each has
  *    m = 1, 2, ... n.
- * So the model is the one stack (lrusim_stack_*()), every key in order of its
+ * So the model is the one stack (lrusim_cpu_stack_*()), every key in order of its
  * last move, newest first, with beside each its m - 1 (mpos): the LRU of
  * size k is the keys with mpos < k, in that order. The one stack is the
  * case mpos[i] == i.
@@ -56,7 +56,7 @@ static void to_front(struct lrusim_cpu *c, int p, unsigned char mp)
 	c->mpos[0] = mp;
 }
 
-void lrusim_split_begin(struct lrusim *sim, struct lrusim_cpu *c, int d)
+void lrusim_cpu_split_begin(struct lrusim *sim, struct lrusim_cpu *c, int d)
 {
 	memcpy(c->mpos, one_order, c->len);
 	c->split = true;
@@ -133,8 +133,8 @@ static bool older_below(const struct lrusim_cpu *c, int p, int k)
 	return false;
 }
 
-int lrusim_split_lookup(struct lrusim *sim, struct lrusim_cpu *c,
-			struct lrusim_lookup *l, int p)
+int lrusim_cpu_split_lookup(struct lrusim *sim, struct lrusim_cpu *c,
+			    struct lrusim_lookup *l, int p)
 {
 	struct lrusim_figures *f = &c->fig;
 	int D = sim->depth, S = l->S, mx = p >= 0 ? c->mpos[p] + 1 : D + 1;
@@ -181,10 +181,11 @@ int lrusim_split_lookup(struct lrusim *sim, struct lrusim_cpu *c,
 		if (p < 0 && c->len == D) {
 			/* out of every size: the oldest key; the new one its slot */
 			p = c->len - 1;
-			lrusim_stack_replace(sim, c, c->stack[p], l->k);
+			lrusim_cpu_stack_replace(sim, c, c->stack[p], l->k);
 		} else if (p < 0) {
 			p = c->len;
-			c->stack[p] = lrusim_stack_replace(sim, c, -1, l->k);
+			c->stack[p] = lrusim_cpu_stack_replace(sim, c, -1,
+							       l->k);
 			c->len++;
 		}
 		to_front(c, p, 0);
@@ -208,8 +209,8 @@ int lrusim_split_lookup(struct lrusim *sim, struct lrusim_cpu *c,
 	return o;
 }
 
-bool lrusim_split_lru_is(const struct lrusim_cpu *c, int S,
-			 const struct lru_key *keys, int n)
+bool lrusim_cpu_split_lru_is(const struct lrusim_cpu *c, int S,
+			     const struct lru_key *keys, int n)
 {
 	int j = 0;
 

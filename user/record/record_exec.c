@@ -25,7 +25,7 @@
  * into the close-on-exec pipe and exits. It dies with bhscope: SIGKILL
  * when its parent goes (PR_SET_PDEATHSIG; a parent gone before the prctl
  * is seen by getppid()). Forked with the stop signals blocked
- * (exec_run()): a stop passed on before the exec ends it here, with the
+ * (record_exec_run()): a stop passed on before the exec ends it here, with the
  * default action.
  */
 static void child(char *const argv[], int out_fd, int err_pipe,
@@ -224,7 +224,7 @@ static void reap(pid_t pid, pid_t guard, int alive, bool *passed,
 	}
 }
 
-int exec_run(char *const argv[], bool echo, struct exec_result *r)
+int record_exec_run(char *const argv[], bool echo, struct exec_result *r)
 {
 	int out[2], errp[2], child_errno = 0, alive = -1;
 	pid_t pid, guard = -1, parent = getpid();
@@ -280,14 +280,14 @@ int exec_run(char *const argv[], bool echo, struct exec_result *r)
 	return 0;
 }
 
-void exec_result_free(struct exec_result *r)
+void record_exec_result_free(struct exec_result *r)
 {
 	free(r->out);
 	r->out = NULL;
 	r->out_len = 0;
 }
 
-const char *exec_signal_name(int sig, char *buf, size_t len)
+const char *record_exec_signal_name(int sig, char *buf, size_t len)
 {
 	const char *abbrev = sigabbrev_np(sig);
 

@@ -21,11 +21,11 @@ struct exec_result {
  * set. Returns 0 when the command ran (whatever its exit status), -1 when it
  * could not be started (reason in r->error, exit_status 127).
  */
-int exec_run(char *const argv[], bool echo, struct exec_result *r);
+int record_exec_run(char *const argv[], bool echo, struct exec_result *r);
 
-void exec_result_free(struct exec_result *r);
+void record_exec_result_free(struct exec_result *r);
 
 /* "SIGKILL" for 9; "signal N" for numbers without a name. */
-const char *exec_signal_name(int sig, char *buf, size_t len);
+const char *record_exec_signal_name(int sig, char *buf, size_t len);
 
 #endif /* BHSCOPE_RECORD_EXEC_H */

@@ -6,7 +6,7 @@
 #include "lib/json_out.h"
 #include "record/record_fsmark.h"
 
-int fsmark_is(const char *argv0)
+int record_fsmark_is(const char *argv0)
 {
 	const char *base = strrchr(argv0, '/');
 
@@ -27,7 +27,7 @@ static struct json_object *row_json(double use, double count, double size,
 	return o;
 }
 
-struct json_object *fsmark_parse(const char *out)
+struct json_object *record_fsmark_parse(const char *out)
 {
 	struct json_object *res, *rows;
 	const char *p = out ? strstr(out, "Files/sec") : NULL;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The jbd2 figures of a record, through the jbd2 tracer's load/snapshot
- * API (jbd2_load(), jbd2_read_snapshot()): loaded once, read before and after each run, the
- * run's interval reported as `bhscope jbd2 -C -j` would, with the per-CPU
- * histograms too.
+ * API (jbd2_load(), jbd2_load_read_snapshot()): loaded once, read before
+ * and after each run, the run's interval reported as `bhscope jbd2 -C -j`
+ * would, with the per-CPU histograms too.
  */
 #ifndef BHSCOPE_RECORD_JBD2_H
 #define BHSCOPE_RECORD_JBD2_H

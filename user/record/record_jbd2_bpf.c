@@ -11,7 +11,7 @@
 void record_jbd2_start(struct record_jbd2 *r, uint32_t kdev, int nr_cpus,
 		       struct probe_status *st)
 {
-	const char *missing = jbd2_missing_tracepoint();
+	const char *missing = jbd2_load_missing_tracepoint();
 
 	memset(r, 0, sizeof(*r));
 	r->nr_cpus = nr_cpus;
@@ -40,7 +40,7 @@ void record_jbd2_start(struct record_jbd2 *r, uint32_t kdev, int nr_cpus,
 static void read_snapshot(struct record_jbd2 *r, struct jbd2_snapshot *s)
 {
 	*s = (struct jbd2_snapshot){ .nr_cpus = r->nr_cpus };
-	if (jbd2_read_snapshot(r->skel, s))
+	if (jbd2_load_read_snapshot(r->skel, s))
 		errmsg("reading the jbd2 maps failed; this run's jbd2 figures may be short");
 }
 

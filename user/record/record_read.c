@@ -15,7 +15,7 @@
 /* Far above any real record (a few hundred KiB with per-CPU histograms). */
 #define RECORD_MAX_BYTES	(64L << 20)
 
-struct json_object *record_get(struct json_object *root, const char *path)
+struct json_object *record_read_get(struct json_object *root, const char *path)
 {
 	struct json_object *o = root;
 	char key[128];
@@ -44,17 +44,17 @@ struct json_object *record_get(struct json_object *root, const char *path)
 	return o;
 }
 
-int record_get_number(struct json_object *root, const char *path, double *out,
-		      char *err, size_t errlen)
+int record_read_number(struct json_object *root, const char *path, double *out,
+		       char *err, size_t errlen)
 {
-	struct json_object *o = record_get(root, path);
+	struct json_object *o = record_read_get(root, path);
 
 	if (!o)
 		return 0;
 	if (!json_object_is_type(o, json_type_int) &&
 	    !json_object_is_type(o, json_type_double))
 		return why_fail(err, errlen, "field %s: want a number, found %s",
-			    path, record_type_name(o));
+			    path, record_check_type_name(o));
 	*out = json_object_get_double(o);
 	if (!isfinite(*out))
 		return why_fail(err, errlen, "field %s: %s is not a finite number",
@@ -62,9 +62,9 @@ int record_get_number(struct json_object *root, const char *path, double *out,
 	return 1;
 }
 
-const char *record_get_string(struct json_object *root, const char *path)
+const char *record_read_string(struct json_object *root, const char *path)
 {
-	struct json_object *o = record_get(root, path);
+	struct json_object *o = record_read_get(root, path);
 
 	return json_object_is_type(o, json_type_string) ?
 		       json_object_get_string(o) : NULL;
@@ -123,8 +123,8 @@ static struct json_object *parse(const char *buf, size_t size, char *err,
 	return root;
 }
 
-int record_parse(const char *buf, size_t size, struct json_object **out,
-		 char *err, size_t errlen)
+int record_read_parse(const char *buf, size_t size, struct json_object **out,
+		      char *err, size_t errlen)
 {
 	struct json_object *root;
 	size_t i;
@@ -158,7 +158,7 @@ int record_read(const char *path, struct json_object **out, char *err,
 	if (input_file_read(path, RECORD_MAX_BYTES, INPUT_FILE_STDIN, &buf,
 			    &size, err, errlen))
 		return -1;
-	ret = record_parse(buf, size, out, err, errlen);
+	ret = record_read_parse(buf, size, out, err, errlen);
 	free(buf);
 	return ret;
 }

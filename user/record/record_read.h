@@ -9,6 +9,8 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
+#include "record/record_check.h"
+
 /*
  * Reads and checks path ("-" is standard input): a regular file of at most
  * 64 MiB, one JSON document, checked by record_check(). On success returns 0 and the record in *root
@@ -19,33 +21,23 @@ int record_read(const char *path, struct json_object **root, char *err,
 		size_t errlen);
 
 /* The same for size bytes already in memory (a fuzzer's input). */
-int record_parse(const char *buf, size_t size, struct json_object **root,
-		 char *err, size_t errlen);
-
-/*
- * Checks an already parsed document as record_read does: the schema, and
- * the type and range of every field a reader takes (record_check() lists
- * them); every number finite. -1 with the field's path in err.
- */
-int record_check(struct json_object *root, char *err, size_t errlen);
-
-/* "a string", "null"...: a JSON value's type, for messages. */
-const char *record_type_name(struct json_object *o);
+int record_read_parse(const char *buf, size_t size, struct json_object **root,
+		      char *err, size_t errlen);
 
 /*
  * The value at a dotted path ("runs.0.wall_s": array indices are numbers),
  * or NULL when a step is missing or null.
  */
-struct json_object *record_get(struct json_object *root, const char *path);
+struct json_object *record_read_get(struct json_object *root, const char *path);
 
 /*
  * The number at path in *out. Returns 1 when found, 0 when absent or null,
  * -1 (with err) when present but not a finite number.
  */
-int record_get_number(struct json_object *root, const char *path, double *out,
-		      char *err, size_t errlen);
+int record_read_number(struct json_object *root, const char *path, double *out,
+		       char *err, size_t errlen);
 
 /* The string at path, or NULL when absent or not a string. */
-const char *record_get_string(struct json_object *root, const char *path);
+const char *record_read_string(struct json_object *root, const char *path);
 
 #endif /* BHSCOPE_RECORD_READ_H */

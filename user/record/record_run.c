@@ -40,7 +40,7 @@ static char **workload_argv(const struct record_opts *o)
 	if (!v)
 		return NULL;
 	if (o->bench)
-		v[n++] = (char *)record_bhbench_path();
+		v[n++] = (char *)record_workload_bhbench();
 	for (int i = 0; i < o->argc; i++) {
 		has_j |= !strcmp(o->argv[i], "-j") || !strcmp(o->argv[i], "--json");
 		v[n++] = o->argv[i];
@@ -97,9 +97,9 @@ static void add_command_result(struct json_object *run, char **argv,
 	json_object_object_add(run, "result", NULL);
 	json_object_object_add(run, "output_tail", r->out ?
 				json_object_new_string(r->out + skip) : NULL);
-	if (!fsmark_is(argv[0]))
+	if (!record_fsmark_is(argv[0]))
 		return;
-	json_object_object_add(run, "fs_mark", fsmark_parse(r->out));
+	json_object_object_add(run, "fs_mark", record_fsmark_parse(r->out));
 }
 
 static struct json_object *one_run(const struct record_opts *o, char **argv,
@@ -113,7 +113,7 @@ static struct json_object *one_run(const struct record_opts *o, char **argv,
 	json_object_object_add(run, "run", json_object_new_int(index));
 	json_object_object_add(run, "start", json_object_new_string(when));
 	record_trace_run_begin(tr);
-	exec_run(argv, !o->bench && !o->quiet, &r);
+	record_exec_run(argv, !o->bench && !o->quiet, &r);
 	record_trace_run_end(tr, run, r.wall_s);
 
 	json_object_object_add(run, "ok", json_object_new_boolean(
@@ -121,7 +121,8 @@ static struct json_object *one_run(const struct record_opts *o, char **argv,
 	json_object_object_add(run, "exit_status",
 			       json_object_new_int(r.exit_status));
 	json_object_object_add(run, "signal", r.signal ? json_object_new_string(
-				exec_signal_name(r.signal, sig, sizeof(sig))) : NULL);
+				record_exec_signal_name(r.signal, sig,
+							sizeof(sig))) : NULL);
 	json_object_object_add(run, "wall_s", json_out_double(r.wall_s));
 	if (o->bench)
 		add_bench_result(run, &r);
@@ -141,7 +142,7 @@ static struct json_object *one_run(const struct record_opts *o, char **argv,
 			set_error(run, msg);
 		}
 	}
-	exec_result_free(&r);
+	record_exec_result_free(&r);
 	return run;
 }
 
@@ -248,7 +249,7 @@ static void progress(const struct record_opts *o, int i,
 				json_object_get_string(e));
 }
 
-int record_main(const struct record_opts *o)
+int record_run(const struct record_opts *o)
 {
 	struct record_trace tr = { .want_jbd2 = o->jbd2, .want_lru = o->lru,
 				   .whatif = o->whatif };

@@ -29,6 +29,6 @@ struct record_opts {
  * record was written; 1 after one-line errors otherwise (a failed workload
  * still gets its record, saying so).
  */
-int record_main(const struct record_opts *o);
+int record_run(const struct record_opts *o);
 
 #endif /* BHSCOPE_RECORD_RUN_H */

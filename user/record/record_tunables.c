@@ -12,13 +12,13 @@
 static void batch_from_fs(const struct record_target *target,
 			  struct journal_tunables *j)
 {
-	journal_tunables_parse(NULL, j);
+	tunables_journal_parse(NULL, j);
 	if (!target)
 		return;
 	if (target->device[0] && !strcmp(target->fstype, "ext4") &&
-	    journal_tunables_read(target->device, j))
+	    tunables_journal_read(target->device, j))
 		return;
-	journal_tunables_parse(target->super_options, j);
+	tunables_journal_parse(target->super_options, j);
 	j->from = TUNABLES_MOUNT_OPTIONS;
 }
 
@@ -28,12 +28,12 @@ void record_tunables_read(const struct record_target *target,
 	char numbers[32] = "";
 
 	memset(j, 0, sizeof(*j));
-	bhtune_params_read(b);
+	tunables_bhtune_read(b);
 	batch_from_fs(target, j);
 	if (target)
 		snprintf(numbers, sizeof(numbers), "%u:%u", target->major,
 			 target->minor);
-	journal_apply_bhtune(j, b, numbers);
+	tunables_journal_apply_bhtune(j, b, numbers);
 }
 
 static const char *const batch_from[] = {
@@ -59,7 +59,7 @@ struct json_object *record_tunables_json(const struct journal_tunables *j,
 			       json_object_new_int64(j->max_batch_us));
 	json_object_object_add(o, "batch_from",
 			       json_object_new_string(batch_from[j->from]));
-	json_object_object_add(o, "bhtune_loaded",
+	json_object_object_add(o, "tunables_bhtune_loaded",
 			       json_object_new_boolean(bhtune));
 	if (bhtune) {
 		struct json_object *t = json_object_new_object();

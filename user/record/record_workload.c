@@ -10,7 +10,7 @@
 #include "record/record_fsmark.h"
 #include "record/record_workload.h"
 
-const char *record_bhbench_path(void)
+const char *record_workload_bhbench(void)
 {
 	static char path[PATH_MAX];
 	char self[PATH_MAX];
@@ -30,7 +30,7 @@ const char *record_bhbench_path(void)
 
 const char *record_workload_dir(char **argv, int argc, bool bench)
 {
-	const char *fs_mark = bench || !argc || !fsmark_is(argv[0]) ? NULL : "-d";
+	const char *fs_mark = bench || !argc || !record_fsmark_is(argv[0]) ? NULL : "-d";
 
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 
 /* The bhbench binary: $BHBENCH, beside bhscope, or "bhbench" from PATH. */
-const char *record_bhbench_path(void);
+const char *record_workload_bhbench(void);
 
 /*
  * The directory a workload works in, from its arguments: bhbench's -D DIR

@@ -216,8 +216,9 @@ bool serve_config_selects(const struct serve_config *c, const char *name,
 	return false;
 }
 
-int serve_listen_parse(const char *spec, char *host, size_t hostlen,
-		       char *port, size_t portlen, char *err, size_t errlen)
+int serve_config_listen_parse(const char *spec, char *host, size_t hostlen,
+			      char *port, size_t portlen, char *err,
+			      size_t errlen)
 {
 	const char *colon, *h = spec;
 	size_t hlen;

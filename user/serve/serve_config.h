@@ -83,7 +83,8 @@ bool serve_config_selects(const struct serve_config *c, const char *name,
  * ("" for every address) and port (0..65535; 0 picks a free one). Returns
  * 0, or -1 with a one-line reason in err.
  */
-int serve_listen_parse(const char *spec, char *host, size_t hostlen,
-		       char *port, size_t portlen, char *err, size_t errlen);
+int serve_config_listen_parse(const char *spec, char *host, size_t hostlen,
+			      char *port, size_t portlen, char *err,
+			      size_t errlen);
 
 #endif /* BHSCOPE_SERVE_CONFIG_H */

@@ -5,7 +5,8 @@
 
 #include "serve/serve_devices.h"
 
-int serve_jbd2_entry_names(const char *entry, char names[2][SERVE_DEVNAME_LEN])
+int serve_devices_jbd2_names(const char *entry,
+			     char names[2][SERVE_DEVNAME_LEN])
 {
 	const char *dash = strrchr(entry, '-');
 	size_t digits;
@@ -88,7 +89,7 @@ static bool scan_dir(const char *dir, struct serve_devices *d,
 		if (e->d_name[0] == '.' || strlen(e->d_name) >= SERVE_DEVNAME_LEN)
 			continue;
 		if (jbd2)
-			n = serve_jbd2_entry_names(e->d_name, names);
+			n = serve_devices_jbd2_names(e->d_name, names);
 		else
 			strcpy(names[0], e->d_name);
 		for (int i = 0; i < n; i++) {

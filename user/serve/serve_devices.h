@@ -28,7 +28,7 @@ const struct serve_dev *serve_devices_find(const struct serve_devices *d,
  * "dm-0" (an external journal device) gives "dm-0" then "dm". Returns how
  * many it wrote (0 for a name too long, 1 or 2).
  */
-int serve_jbd2_entry_names(const char *entry,
-			   char names[2][SERVE_DEVNAME_LEN]);
+int serve_devices_jbd2_names(const char *entry,
+			     char names[2][SERVE_DEVNAME_LEN]);
 
 #endif /* BHSCOPE_SERVE_DEVICES_H */

@@ -76,8 +76,9 @@ static int bind_listen(const char *spec, struct serve_http *h, char *err,
 	char host[256], port[8];
 	int rc, fd = -1, saved = 0, one = 1;
 
-	if (serve_listen_parse(spec, host, sizeof(host), port, sizeof(port),
-			       err, errlen))
+	if (serve_config_listen_parse(spec, host, sizeof(host), port,
+				      sizeof(port),
+				      err, errlen))
 		return -1;
 	rc = getaddrinfo(host[0] ? host : NULL, port, &hints, &res);
 	if (rc) {

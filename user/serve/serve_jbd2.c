@@ -180,7 +180,7 @@ static void write_tunables(const struct serve_dev **devs, int nr_devs,
 		return;
 	}
 	for (int i = 0; i < nr_devs; i++)
-		journal_tunables_read(devs[i]->name, &t[i]);
+		tunables_journal_read(devs[i]->name, &t[i]);
 	for (size_t k = 0; k < sizeof(g) / sizeof(*g); k++) {
 		prom_family(out, g[k].name, PROM_GAUGE, g[k].help);
 		for (int i = 0; i < nr_devs; i++) {

@@ -32,7 +32,7 @@ static const char *probe_why(const char *prog, void *arg)
 {
 	struct jbd2_priv *p = arg;
 
-	bool btf = jbd2_events_are_btf(p->skel);
+	bool btf = jbd2_load_events_are_btf(p->skel);
 
 	if (!strncmp(prog, "journal_stop_", 13))
 		return p->batch_sleep.why;
@@ -49,7 +49,7 @@ static const char *const jbd2_maps[] = { "dev_stats", "journal_state", NULL };
 static int jbd2_start(struct serve_source *src, int nr_cpus)
 {
 	struct jbd2_priv *p = src->priv;
-	const char *missing = jbd2_missing_tracepoint();
+	const char *missing = jbd2_load_missing_tracepoint();
 	char why[256];
 	struct jbd2_bpf *opened;
 	int err = -ENOENT;
@@ -59,10 +59,10 @@ static int jbd2_start(struct serve_source *src, int nr_cpus)
 		p->skel = jbd2_load(0, JBD2_HOOK_AUTO, &p->events,
 				    &p->batch_sleep, &p->checkpoints, &err);
 		if (p->skel) {
-			serve_probes_from_skeleton(src, p->skel->skeleton,
-						   probe_why, p);
-			serve_maps_from_skeleton(src, p->skel->skeleton,
-						 jbd2_maps);
+			serve_sources_probes(src, p->skel->skeleton,
+					     probe_why, p);
+			serve_sources_maps(src, p->skel->skeleton,
+					   jbd2_maps);
 			return 0;
 		}
 		probe_reason(why, sizeof(why), "tracepoint", "jbd2", err);
@@ -73,7 +73,7 @@ static int jbd2_start(struct serve_source *src, int nr_cpus)
 	}
 	/* Opening needs no kernel support: it names the programs. */
 	opened = jbd2_bpf__open();
-	serve_probes_all_down(src, opened ? opened->skeleton : NULL, why);
+	serve_sources_all_down(src, opened ? opened->skeleton : NULL, why);
 	jbd2_bpf__destroy(opened);
 	return err;
 }
@@ -98,7 +98,7 @@ static void jbd2_collect(struct serve_source *src, const struct serve_view *v,
 		.batch_sleep = p->batch_sleep.available,
 	};
 
-	if (jbd2_read_snapshot(p->skel, &snap)) {
+	if (jbd2_load_read_snapshot(p->skel, &snap)) {
 		out->oom = true;
 	} else {
 		st.lost_known = snap.lost_known;
@@ -119,7 +119,7 @@ static void jbd2_prune(struct serve_source *src,
 {
 	struct jbd2_priv *p = src->priv;
 
-	jbd2_forget_devices(p->skel, journal_present, (void *)present);
+	jbd2_load_forget_devices(p->skel, journal_present, (void *)present);
 }
 
 static const struct serve_source_ops jbd2_ops = {

@@ -18,21 +18,21 @@ typedef const char *(*serve_probe_why_fn)(const char *prog, void *arg);
  * has a link; the others get their reason from why, or are no probe when
  * it returns NULL (another flavour of a probe that runs).
  */
-void serve_probes_from_skeleton(struct serve_source *src,
-				const struct bpf_object_skeleton *s,
-				serve_probe_why_fn why, void *arg);
+void serve_sources_probes(struct serve_source *src,
+			  const struct bpf_object_skeleton *s,
+			  serve_probe_why_fn why, void *arg);
 
 /* The maps named in names (NULL-terminated), for the health families. */
-void serve_maps_from_skeleton(struct serve_source *src,
-			      const struct bpf_object_skeleton *s,
-			      const char *const *names);
+void serve_sources_maps(struct serve_source *src,
+			const struct bpf_object_skeleton *s,
+			const char *const *names);
 
 /*
  * Every program of s (only opened; may be NULL) down for the same reason,
  * for a source that could not start at all.
  */
-void serve_probes_all_down(struct serve_source *src,
-			   const struct bpf_object_skeleton *s,
-			   const char *why);
+void serve_sources_all_down(struct serve_source *src,
+			    const struct bpf_object_skeleton *s,
+			    const char *why);
 
 #endif /* BHSCOPE_SERVE_SOURCES_H */

@@ -25,9 +25,9 @@ struct serve_source *serve_source_find(const char *name)
 	return NULL;
 }
 
-void serve_probes_from_skeleton(struct serve_source *src,
-				const struct bpf_object_skeleton *s,
-				serve_probe_why_fn why, void *arg)
+void serve_sources_probes(struct serve_source *src,
+			  const struct bpf_object_skeleton *s,
+			  serve_probe_why_fn why, void *arg)
 {
 	src->nr_probes = 0;
 	for (int i = 0; i < s->prog_cnt && src->nr_probes < SERVE_MAX_PROBES; i++) {
@@ -51,9 +51,9 @@ void serve_probes_from_skeleton(struct serve_source *src,
 	}
 }
 
-void serve_maps_from_skeleton(struct serve_source *src,
-			      const struct bpf_object_skeleton *s,
-			      const char *const *names)
+void serve_sources_maps(struct serve_source *src,
+			const struct bpf_object_skeleton *s,
+			const char *const *names)
 {
 	src->nr_maps = 0;
 	for (int i = 0; i < s->map_cnt; i++) {
@@ -71,9 +71,9 @@ void serve_maps_from_skeleton(struct serve_source *src,
 	}
 }
 
-void serve_probes_all_down(struct serve_source *src,
-			   const struct bpf_object_skeleton *s,
-			   const char *why)
+void serve_sources_all_down(struct serve_source *src,
+			    const struct bpf_object_skeleton *s,
+			    const char *why)
 {
 	src->nr_probes = 0;
 	src->nr_maps = 0;

@@ -11,7 +11,7 @@
 void serve_tunables_collect(const struct serve_view *v, struct prom_buf *out)
 {
 	struct bhtune_param *params;
-	int n = bhtune_params_list(&params);
+	int n = tunables_bhtune_list(&params);
 
 	(void)v;
 	if (n > 0)

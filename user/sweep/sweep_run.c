@@ -116,7 +116,7 @@ static int run_cell(const struct sweep_opts *a, size_t i, size_t total,
 	o.argv = cell_argv(a, v, nums, &o.argc);
 	if (!a->quiet)
 		fprintf(stderr, "cell %zu/%zu: %s\n", i + 1, total, label);
-	ret = o.argv ? record_main(&o) : 1;
+	ret = o.argv ? record_run(&o) : 1;
 	json_object_put(o.sweep);
 	free(o.argv);
 	return ret ? -1 : 0;
@@ -138,16 +138,16 @@ static int warm_up(const struct sweep_opts *a)
 		free(argv);
 		return -1;
 	}
-	argv[0] = (char *)record_bhbench_path();
+	argv[0] = (char *)record_workload_bhbench();
 	memcpy(argv + 1, args, argc * sizeof(*args));
 	argv[argc + 1] = "-q";
 	if (!a->quiet)
 		fprintf(stderr, "warm-up run (not recorded)\n");
-	ret = exec_run(argv, false, &r) || r.exit_status ? -1 : 0;
+	ret = record_exec_run(argv, false, &r) || r.exit_status ? -1 : 0;
 	if (ret && !stop_requested())
 		errmsg("the warm-up run failed%s%s",
 		       r.error[0] ? ": " : "", r.error);
-	exec_result_free(&r);
+	record_exec_result_free(&r);
 	free(args);
 	free(argv);
 	return ret;

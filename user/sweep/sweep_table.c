@@ -43,14 +43,14 @@ struct sweep_tab {
 
 static long get_long(struct json_object *root, const char *path)
 {
-	struct json_object *o = record_get(root, path);
+	struct json_object *o = record_read_get(root, path);
 
 	return json_object_is_type(o, json_type_int) ? json_object_get_int64(o) : -1;
 }
 
 static int config_of(struct sweep_tab *t, struct json_object *root)
 {
-	const char *label = record_get_string(root, "sweep.config");
+	const char *label = record_read_string(root, "sweep.config");
 	long index = get_long(root, "sweep.config_index");
 	int i;
 
@@ -94,9 +94,9 @@ static int add_record(struct sweep_tab *t, const char *path)
 	char err[1024];
 	int c, r;
 
-	if (compare_load(&one, paths, 1, err, sizeof(err))) {
+	if (compare_model_load(&one, paths, 1, err, sizeof(err))) {
 		term_safe_error("%s", err);
-		compare_free(&one);
+		compare_model_free(&one);
 		return -1;
 	}
 	c = config_of(t, one.recs[0].root);
@@ -104,18 +104,19 @@ static int add_record(struct sweep_tab *t, const char *path)
 	if (c < 0 || r < 0) {
 		term_safe_error("%s: not a sweep cell (no \"sweep\" field), or too many cells",
 				path);
-		compare_free(&one);
+		compare_model_free(&one);
 		return -1;
 	}
-	t->sync |= !strcmp(record_get_string(one.recs[0].root, "workload.name") ?: "",
+	t->sync |= !strcmp(record_read_string(one.recs[0].root, "workload.name") ?: "",
 			   "sync");
 	for (int m = 0; m < NR_METRICS; m++) {
-		const struct cmp_row *row = compare_row(&one, metrics[m].key);
+		const struct cmp_row *row = compare_model_row(&one,
+							      metrics[m].key);
 
 		if (row)
 			t->s[c][r][m] = row->cells[0].s;
 	}
-	compare_free(&one);
+	compare_model_free(&one);
 	return 0;
 }
 
@@ -175,7 +176,7 @@ static void change_cell(FILE *out, const struct sweep_tab *t, int c,
 	char v[40], cell[96];
 
 	(void)t;
-	compare_format_value(v, sizeof(v), s->n ? s->median : NAN);
+	compare_print_value(v, sizeof(v), s->n ? s->median : NAN);
 	if (!c || !s->n || isnan(pct))
 		snprintf(cell, sizeof(cell), "%s", v);
 	else
@@ -219,7 +220,7 @@ static void speedup_cell(FILE *out, const struct sweep_tab *t, int c,
 	double speedup;
 
 	(void)w;
-	compare_format_value(v, sizeof(v), s->n ? s->median : NAN);
+	compare_print_value(v, sizeof(v), s->n ? s->median : NAN);
 	fprintf(out, " %*s", speedup_width(t, c), v);
 	if (!c)
 		return;
@@ -314,7 +315,7 @@ static long cell_index(const char *path)
 	long v = -1;
 
 	if (!record_read(path, &root, err, sizeof(err))) {
-		struct json_object *c = record_get(root, "sweep.cell");
+		struct json_object *c = record_read_get(root, "sweep.cell");
 
 		if (c)
 			v = json_object_get_int64(c);

@@ -19,13 +19,13 @@ static int claim(struct sweep_tune *st, bool by_bhtune, char *err,
 	struct tunables_saved done;
 	int r;
 
-	if (by_bhtune ? tunables_claim_bhtune(&st->claim, "sweep", err, errlen) :
-	    tunables_claim_journal(&st->claim, t->major, t->minor, t->device,
-				   "sweep", err, errlen))
+	if (by_bhtune ? tunables_lock_bhtune(&st->claim, "sweep", err, errlen) :
+	    tunables_lock_journal(&st->claim, t->major, t->minor, t->device,
+				  "sweep", err, errlen))
 		return -1;
 	r = tunables_restore(&st->claim, t->mount_point, &done, err, errlen);
 	if (r > 0)
-		tunables_saved_note(&st->claim, &done);
+		tunables_lock_note(&st->claim, &done);
 	return r < 0 ? -1 : 0;
 }
 
@@ -76,7 +76,7 @@ int sweep_tune_prepare(struct sweep_tune *st, const char *dir, bool lru,
 		saved.v.min_us = st->orig_min;
 		saved.v.max_us = st->orig_max;
 	}
-	if (tunables_saved_write(&st->claim, &saved, "sweep", err, errlen))
+	if (tunables_lock_save(&st->claim, &saved, "sweep", err, errlen))
 		return -1;
 	st->saved = true;
 	return 0;

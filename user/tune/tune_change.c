@@ -91,8 +91,8 @@ static int claim_journal(const struct tune_request *o,
 		errmsg("%s: %s", j->mnt, strerror(errno));
 		return -1;
 	}
-	if (!tunables_claim_journal(c, major(st.st_dev), minor(st.st_dev),
-				    j->dev, by, err, sizeof(err)))
+	if (!tunables_lock_journal(c, major(st.st_dev), minor(st.st_dev),
+				   j->dev, by, err, sizeof(err)))
 		return 0;
 	errmsg("%s", err);
 	return -1;
@@ -109,7 +109,7 @@ static int remount_batch(const struct tune_request *o, long min_us, long max_us,
 {
 	struct tunables_claim *claims;
 	struct journal_tunables *js;
-	int n = journals_list(&js), done = 0, rc = 0;
+	int n = tunables_journals_list(&js), done = 0, rc = 0;
 
 	if (n < 0) {
 		errmsg("cannot list /proc/fs/jbd2: %s", strerror(-n));
@@ -124,13 +124,13 @@ static int remount_batch(const struct tune_request *o, long min_us, long max_us,
 	for (int i = 0; i < n; i++)
 		claims[i] = (struct tunables_claim)TUNABLES_CLAIM_NONE;
 	for (int i = 0; i < n && !rc; i++) {
+		long min = min_us >= 0 ? min_us : js[i].min_batch_us;
+		long max = max_us >= 0 ? max_us : js[i].max_batch_us;
 		char why[128];
 
 		if (!remountable(o, &js[i]))
 			continue;
-		if (batch_times_check(min_us >= 0 ? min_us : js[i].min_batch_us,
-				      max_us >= 0 ? max_us : js[i].max_batch_us,
-				      why, sizeof(why))) {
+		if (tunables_batch_check(min, max, why, sizeof(why))) {
 			errmsg("refused for %s (%s): %s",
 			       js[i].mnt, js[i].dev, why);
 			rc = 1;
@@ -155,16 +155,17 @@ static int remount_batch(const struct tune_request *o, long min_us, long max_us,
 			continue;
 		}
 		if (r > 0 && reset) {
-			journal_batch_options(saved.v.min_us, saved.v.max_us, data,
-					      sizeof(data));
+			tunables_journal_options(saved.v.min_us, saved.v.max_us,
+						 data,
+						 sizeof(data));
 			printf("%s (%s): %s (remount: as before the bhscope %s, pid %ld, that ended before it could put them back)\n",
 			       js[i].mnt, js[i].dev, data, saved.by, saved.pid);
 			done++;
 			continue;
 		}
 		if (r > 0) {
-			tunables_saved_note(&claims[i], &saved);
-			journal_tunables_read(js[i].dev, &js[i]);
+			tunables_lock_note(&claims[i], &saved);
+			tunables_journal_read(js[i].dev, &js[i]);
 		}
 		v.min_us = min_us >= 0 ? min_us : js[i].min_batch_us;
 		v.max_us = max_us >= 0 ? max_us : js[i].max_batch_us;
@@ -173,7 +174,8 @@ static int remount_batch(const struct tune_request *o, long min_us, long max_us,
 			rc = 1;
 			continue;
 		}
-		journal_batch_options(v.min_us, v.max_us, data, sizeof(data));
+		tunables_journal_options(v.min_us, v.max_us, data,
+					 sizeof(data));
 		printf("%s (%s): %s (remount)\n", js[i].mnt, js[i].dev, data);
 		done++;
 	}
@@ -183,7 +185,7 @@ static int remount_batch(const struct tune_request *o, long min_us, long max_us,
 		rc = 1;
 	}
 	for (int i = 0; i < n; i++)
-		tunables_release(&claims[i]);
+		tunables_lock_release(&claims[i]);
 	free(claims);
 	free(js);
 	return rc;
@@ -192,7 +194,7 @@ static int remount_batch(const struct tune_request *o, long min_us, long max_us,
 static int set_by_remount(const struct tune_request *o, const struct tune_setting *s, int n)
 {
 	long min_us = -1, max_us = -1;
-	const char *why = bhtune_unavailable_reason();
+	const char *why = tunables_bhtune_unavailable();
 
 	for (int i = 0; i < n; i++) {
 		if (!strcmp(s[i].name, "lru_size") || !strcmp(s[i].name, "batch_dev")) {
@@ -222,7 +224,7 @@ static int change_bhtune(const struct tune_request *o, const struct tune_setting
 	int r, ret = 1;
 
 	snprintf(by, sizeof(by), "tune %s", o->action);
-	if (tunables_claim_bhtune(&c, by, err, sizeof(err))) {
+	if (tunables_lock_bhtune(&c, by, err, sizeof(err))) {
 		errmsg("%s", err);
 		return 1;
 	}
@@ -230,12 +232,12 @@ static int change_bhtune(const struct tune_request *o, const struct tune_setting
 	if (r < 0) {
 		errmsg("%s", err);
 	} else if (r > 0 && reset) {
-		tunables_saved_describe(&saved, what, sizeof(what));
+		tunables_lock_describe(&saved, what, sizeof(what));
 		printf("bhtune: %s put back, as before the bhscope %s (pid %ld) that ended before it could\n",
 		       what, saved.by, saved.pid);
 		ret = 0;
 	} else if (reset) {
-		int e = bhtune_param_set("reset", "1");
+		int e = tunables_bhtune_set("reset", "1");
 
 		if (e)
 			errmsg("bhtune reset failed: %s", strerror(-e));
@@ -244,17 +246,17 @@ static int change_bhtune(const struct tune_request *o, const struct tune_setting
 		ret = e ? 1 : 0;
 	} else {
 		if (r > 0)
-			tunables_saved_note(&c, &saved);
+			tunables_lock_note(&c, &saved);
 		ret = set_with_bhtune(s, n);
 	}
-	tunables_release(&c);
+	tunables_lock_release(&c);
 	return ret;
 }
 
 int tune_change(const struct tune_request *o, const struct tune_setting *s,
 		int n)
 {
-	if (bhtune_loaded())
+	if (tunables_bhtune_loaded())
 		return change_bhtune(o, s, n);
 	if (!strcmp(o->action, "reset"))
 		return remount_batch(o, JBD2_DEFAULT_MIN_BATCH_US,

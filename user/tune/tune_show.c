@@ -16,7 +16,7 @@ static const char *effective(const struct bhtune_params *b,
 	char nums[32];
 
 	tunables_dev_numbers(j->dev, nums, sizeof(nums));
-	if (journal_apply_bhtune(j, b, nums))
+	if (tunables_journal_apply_bhtune(j, b, nums))
 		return "bhtune";
 	return j->from == TUNABLES_EXT4_OPTIONS ? "ext4" : "jbd2 default";
 }
@@ -32,11 +32,11 @@ int tune_show(const char *dev, int slots, const char *slots_why, bool json,
 {
 	struct journal_tunables *js;
 	struct bhtune_params b;
-	const char *why = bhtune_unavailable_reason();
+	const char *why = tunables_bhtune_unavailable();
 	int n;
 
-	bhtune_params_read(&b);
-	n = journals_list(&js);
+	tunables_bhtune_read(&b);
+	n = tunables_journals_list(&js);
 	if (n < 0) {
 		errmsg("cannot list /proc/fs/jbd2: %s",
 		       strerror(-n));

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The bhscope subcommands; each takes its own argv (argv[0] = its name). */
-#ifndef BHSCOPE_COMMANDS_H
-#define BHSCOPE_COMMANDS_H
+#ifndef BHSCOPE_CMD_H
+#define BHSCOPE_CMD_H
 
 #include <argp.h>
 
@@ -19,4 +19,4 @@ int cmd_sweep(int argc, char **argv);
 extern const struct argp jbd2_argp, tune_argp, lru_argp, simulate_argp,
 	serve_argp, record_argp, compare_argp, sweep_argp;
 
-#endif /* BHSCOPE_COMMANDS_H */
+#endif /* BHSCOPE_CMD_H */
