@@ -77,7 +77,8 @@ static const struct argp_option serve_options[] = {
 	  "BPF program then pays ~20 ns a run; needs CAP_SYS_ADMIN), for the "
 	  "bhscope_bpf_prog_run_seconds_total family", 0 },
 	{ "probes", OPT_PROBES, NULL, 0,
-	  "Attach the sources once, print the hook of each probe or why it is "
+	  "Attach the sources once, with the capabilities bhscope.service has "
+	  "(CAP_BPF, CAP_PERFMON), print the hook of each probe or why it is "
 	  "down, and whether any needs tracefs (a classic tracepoint's id), "
 	  "then exit", 0 },
 	{ 0 },
@@ -236,7 +237,10 @@ static int start_sources(struct serve_state *st)
 /*
  * serve --probes: each wanted source's probes, one a line, and a last line
  * saying whether tracefs is needed: only classic tracepoints need it
- * (libbpf reads their ids there). bhscope.service's tracefs step asks.
+ * (libbpf reads their ids there). bhscope.service's tracefs step asks, as
+ * root: what loads is what the service's capabilities load (a module's
+ * BTF, jbd2's where it is a module, needs CAP_SYS_ADMIN), so it drops to
+ * them first.
  */
 static int print_probes(struct serve_state *st)
 {
@@ -531,6 +535,8 @@ static int serve(struct server *s)
 		return 1;
 	if (s->args.probes) {
 		env_setup_libbpf_logging();
+		if (env_drop_to_service_caps())
+			return 1;
 		return print_probes(&s->st);
 	}
 	/* What can fail at once fails before the slow BPF loading. */

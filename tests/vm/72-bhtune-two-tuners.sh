@@ -22,7 +22,7 @@ bht_set batch_max_us 20000
 # while, in the background ($pid), once bhtune has its first value.
 long_sweep() {
 	"$bhscope" sweep -q --batch-min-us 5000,6000 -o "$PWD/$1" \
-		-- bench sync -D "$BHT_MNT" -t 2 -n 100000 >/dev/null 2>"$1.err" &
+		-- bench sync -D "$BHT_MNT" -t 2 -n 10000 -s 0 >/dev/null 2>"$1.err" &
 	pid=$!
 	wait_until 120 "$pid" test "$(bht_p batch_min_us)" = 5000 ||
 		fail "$1: the sweep never set its first cell: $(cat "$1.err")"
