@@ -60,7 +60,7 @@ LIB_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 KERNEL_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard user/jbd2/jbd2_load.c \
 		   user/lru/lru_attach.c user/lru/lru_maps.c user/lru/lru_kernel_btf.c user/lru/lru_recorder.c \
 		   user/lru/lru_selfcost.c user/lib/bpf_on_cpus.c user/lib/prog_misses.c \
-		   user/lib/libbpf_log.c \
+		   user/lib/libbpf_log.c user/lib/module_btf.c \
 		   user/record/record_host.c user/record/record_jbd2.c \
 		   user/record/record_lru.c \
 		   user/record/record_run.c user/record/record_trace.c \

@@ -4,16 +4,13 @@
 # unprivileged user holding exactly the unit's AmbientCapabilities, with
 # tracefs root's alone (mode 0700), and the unit's tracefs step
 # (tools/systemd/bhscope-tracefs) runs as root around it.
-#  1. The kernel's own LRU: where jbd2 is built in (6.1-cloud) `bhscope
-#     serve --probes` says tracefs is not needed and the tracefs step
-#     leaves it as it is; where jbd2 is a module (6.1, 6.12), its BTF is
-#     out of the service's reach (CAP_SYS_ADMIN), so --probes says jbd2's
-#     classic tracepoints need tracefs, the service's jbd2 is down without
-#     the step and says why, and the step records and grants it. Either
-#     way the service user then attaches jbd2, the LRU's lookup hooks
+#  1. The kernel's own LRU: `bhscope serve --probes` says tracefs is not
+#     needed, the tracefs step leaves it as it is, and the service user
+#     attaches jbd2 (BTF tracepoints where jbd2 is built in, as on
+#     6.1-cloud; raw tracepoints where it is a module, whose BTF only
+#     CAP_SYS_ADMIN may read from the kernel), the LRU's lookup hooks
 #     (fentry or kprobes; the emptying watch fentry) and counts
-#     transactions and lookups on ext4 on a ramdisk, and restore puts
-#     tracefs back.
+#     transactions and lookups on ext4 on a ramdisk.
 #  2. With bhtune.ko (when built for this kernel): its events are raw
 #     tracepoints and their layout is read from sysfs, so --probes says
 #     tracefs is not needed, the step leaves it alone, and the service user
@@ -107,42 +104,26 @@ workload() {
 	done
 }
 
-# 1. The kernel's own LRU. jbd2's BTF tracepoints need the jbd2 module's
-# BTF where jbd2 is a module, which only CAP_SYS_ADMIN may read
-# (BPF_BTF_GET_NEXT_ID): the service then falls back to the classic ones,
-# which need tracefs, and --probes (as root, with the service's
-# capabilities) must say so. Where jbd2 is built in, nothing needs it.
+# 1. The kernel's own LRU. Where jbd2 is a module its BTF is out of the
+# service's reach (only CAP_SYS_ADMIN may read it from the kernel), so the
+# service takes jbd2's raw tracepoints (CO-RE from /sys/kernel/btf) and
+# the batching sleep is down; where jbd2 is built in, its BTF tracepoints.
+# Neither needs tracefs, and --probes (as root, with the service's
+# capabilities) says so.
 "$LRU_BHSCOPE" serve --probes >probes1.txt || fail "serve --probes failed"
 sed 's/^/  probes: /' probes1.txt
-if grep -q '^jbd2 ' /proc/modules; then
-	grep -qE '^tracefs: needed by jbd2 tracepoint/jbd2/' probes1.txt ||
-		fail "serve --probes does not say jbd2's classic tracepoints need tracefs (jbd2 is a module): $(tail -n 1 probes1.txt)"
-	jbd2_probe=tracepoint/jbd2/jbd2_run_stats
-	"${as_service_user[@]}" test -r $tracing/events &&
-		fail "tracefs is readable by the service user: the test proves nothing"
-	serve_as_service denied
-	[[ $(value denied 'bhscope_source_up{source="jbd2"}') == 0 ]] ||
-		fail "jbd2 is traced by the service user without tracefs: $(prom denied bhscope_probe_up)"
-	prom denied bhscope_probe_error_info | grep -q 'source="jbd2".*tracefs.*not readable' ||
-		fail "the jbd2 source does not say it needs tracefs: $(prom denied bhscope_probe_error_info)"
-	stop_serve denied
-	"$helper" grant
-	[[ $(cat "$BHSCOPE_TRACEFS_RECORD") == gid=0,mode=700 ]] ||
-		fail "the tracefs step did not record gid=0,mode=700: $(cat "$BHSCOPE_TRACEFS_RECORD" 2>&1)"
-	[[ $(tracefs_opts) == "gid=$gid,mode=750" ]] ||
-		fail "the tracefs step did not make tracefs readable by $group: $(tracefs_opts)"
-	echo "PASS: jbd2 is a module: its classic tracepoints need tracefs, the service is refused without the step, and the step records and grants it"
-else
-	grep -qx 'tracefs: not needed' probes1.txt ||
-		fail "serve --probes says tracefs is needed here: $(tail -n 1 probes1.txt)"
-	jbd2_probe=tp_btf/jbd2_run_stats
-	"$helper" grant
-	[[ $(tracefs_opts) == gid=0,mode=700 && ! -e $BHSCOPE_TRACEFS_RECORD ]] ||
-		fail "the tracefs step changed tracefs ($(tracefs_opts)) where no probe needs it"
-	"${as_service_user[@]}" test -r $tracing/events &&
-		fail "tracefs is readable by the service user: the test proves nothing"
-	echo "PASS: no probe needs tracefs here, and the tracefs step leaves it root's alone"
-fi
+grep -qx 'tracefs: not needed' probes1.txt ||
+	fail "serve --probes says tracefs is needed here: $(tail -n 1 probes1.txt)"
+jbd2_probe=tp_btf/jbd2_run_stats
+grep -q '^jbd2 ' /proc/modules && jbd2_probe=raw_tp/jbd2_run_stats
+grep -qx "jbd2	$jbd2_probe	up" probes1.txt ||
+	fail "serve --probes does not attach jbd2 through $jbd2_probe"
+"$helper" grant
+[[ $(tracefs_opts) == gid=0,mode=700 && ! -e $BHSCOPE_TRACEFS_RECORD ]] ||
+	fail "the tracefs step changed tracefs ($(tracefs_opts)) where no probe needs it"
+"${as_service_user[@]}" test -r $tracing/events &&
+	fail "tracefs is readable by the service user: the test proves nothing"
+echo "PASS: no probe needs tracefs here (jbd2 through $jbd2_probe), and the tracefs step leaves it root's alone"
 
 serve_as_service own
 workload
@@ -166,9 +147,8 @@ prom own bhscope_probe_error_info | grep -q 'tracefs.*not readable' &&
 	fail "a probe is down for want of tracefs: $(prom own bhscope_probe_error_info)"
 stop_serve own
 "$helper" restore
-[[ $(tracefs_opts) == gid=0,mode=700 && ! -e $BHSCOPE_TRACEFS_RECORD ]] ||
-	fail "the tracefs step did not put gid=0,mode=700 back: $(tracefs_opts)"
-echo "PASS: the service user: $tx transactions ($jbd2_probe), $lookups lookups; $(prom own bhscope_lru_mode_info); tracefs root's alone again"
+[[ $(tracefs_opts) == gid=0,mode=700 ]] || fail "tracefs changed: $(tracefs_opts)"
+echo "PASS: the service user, tracefs root's alone: $tx transactions ($jbd2_probe), $lookups lookups; $(prom own bhscope_lru_mode_info)"
 
 # 2. bhtune.ko's events: raw tracepoints, their layout read from sysfs.
 if ((!have_bhtune)); then

@@ -75,6 +75,13 @@ int env_check_privileges(int needs)
 	return -1;
 }
 
+bool env_capable(int cap)
+{
+	struct __user_cap_data_struct data[2] = {};
+
+	return !read_capabilities(data) && has_cap(data, cap);
+}
+
 int env_drop_to_service_caps(void)
 {
 	struct __user_cap_header_struct hdr = {

@@ -43,6 +43,9 @@ int env_check_privileges(int needs);
  */
 int env_drop_to_service_caps(void);
 
+/* Whether cap (CAP_SYS_ADMIN, ...) is in the effective set. */
+bool env_capable(int cap);
+
 /* Routes libbpf's messages: silent unless verbose (BHSCOPE_DEBUG=1). */
 void env_setup_libbpf_logging(void);
 
