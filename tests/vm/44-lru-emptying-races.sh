@@ -19,25 +19,18 @@ set -euo pipefail
 # shellcheck source=tests/lib/guest_lru.sh
 . "$REPO/tests/lib/guest_lru.sh"
 
-bin=$VM_OUT/bpf-count
 lru_need_tools
-[[ -x $bin/bhvm-oracle ]] || fail "$bin/bhvm-oracle missing: bpf-count.prep did not run"
+lru_need_oracle
 command -v blockdev >/dev/null || skip "blockdev is not installed on the host"
 in_kallsyms invalidate_bh_lrus || skip "invalidate_bh_lrus is not a symbol here"
 FLUSHES=20
 lru_ext4 "$PWD/mnt"
 lru_dir "$PWD/mnt/one" 1
 lru_list "$PWD/mnt/one" 1
-kdev=$(((0x$(stat -c %t /dev/$LRU_DEV) << 20) | 0x$(stat -c %T /dev/$LRU_DEV)))
 other=$(((LRU_CPU + 1) % $(nproc)))
 
 lru_start races.json -C -d $LRU_DEV 3600 1
-: >oracle.err
-"$bin/bhvm-oracle" "$bin/oracle.bpf.o" fentry $kdev "$(bh_lookup_func)" \
-	>oracle.json 2>oracle.err &
-oracle=$!
-LRU_PIDS="$LRU_PIDS $oracle"
-wait_until 60 $oracle grep -q ready oracle.err || fail "oracle: $(cat oracle.err)"
+lru_oracle_start oracle.json "$(lru_kdev)"
 # not real-time: each flush waits for a drain work on every CPU
 # (lru_add_drain_all()), which a real-time lister would keep off CPU 1
 taskset -c "$LRU_CPU" bash -c 'while :; do : "$0"/*; done' "$PWD/mnt/one" &
@@ -49,8 +42,7 @@ for ((f = 0; f < FLUSHES; f++)); do
 done
 kill $lister
 wait $lister 2>/dev/null || true
-kill -INT $oracle
-wait $oracle || fail "oracle: $(cat oracle.err)"
+lru_oracle_stop oracle.json
 lru_stop races.json
 last=$(tail -n 1 races.json)
 both=$(jq -c -n --argjson l "$last" --argjson c "$(lru_cpu races.json)" \
