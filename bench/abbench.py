@@ -210,7 +210,7 @@ def print_table(title, rows, baseline, compare=None):
         print(f"{name:>24} {r['ops_per_s_median']:11.1f}"
               f" {r['ops_per_s_min']:10.1f}..{r['ops_per_s_max']:<10.1f}"
               f" {ratio:>11} {ns:>9} {r['events_per_run']:11.0f} {cpu:>6}")
-    if compare:
+    if compare and all(c in rows for c in compare):
         ours, theirs = (rows[c]["ns_per_event"] for c in compare)
         if ours and theirs:
             print(f"{compare[0]} / {compare[1]} ns per event: {ours / theirs:.2f}")

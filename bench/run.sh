@@ -17,6 +17,8 @@
 # BENCH_SMOKE=1       one short repeat of each, a 60 s soak (a few minutes)
 # BENCH_VM_KERNELS    guests for part 2 (default 6.1; "6.1 6.12" for both)
 # BENCH_REPS          interleaved repeats in the guest (default 7)
+# BENCH_LRU_MODES     the LRU part's modes, by name, separated by ';'
+#                     (default: every one; untraced always runs)
 # BENCH_PARTS         which parts, of "jbd2 lru soak trace simulate" (default:
 #                     all)
 # BENCH_ICOUNT        the LRU guest's -icount shift (default 0: its clock

@@ -308,29 +308,43 @@ int BPF_PROG(btf_end_commit, journal_t *journal, transaction_t *t)
 	return 0;
 }
 
+/* A commit's run statistics, from the tracepoint's argument (BTF or raw). */
+static __always_inline void run_stats_of(dev_t dev, tid_t tid,
+					 const struct transaction_run_stats_s *s)
+{
+	struct run_stats r = {
+		.phase = {
+			[JBD2_PHASE_WAIT] = BPF_CORE_READ(s, rs_wait),
+			[JBD2_PHASE_REQUEST_DELAY] = BPF_CORE_READ(s, rs_request_delay),
+			[JBD2_PHASE_RUNNING] = BPF_CORE_READ(s, rs_running),
+			[JBD2_PHASE_LOCKED] = BPF_CORE_READ(s, rs_locked),
+			[JBD2_PHASE_FLUSHING] = BPF_CORE_READ(s, rs_flushing),
+			[JBD2_PHASE_LOGGING] = BPF_CORE_READ(s, rs_logging),
+		},
+		.handle_count = BPF_CORE_READ(s, rs_handle_count),
+		.blocks = BPF_CORE_READ(s, rs_blocks),
+		.blocks_logged = BPF_CORE_READ(s, rs_blocks_logged),
+	};
+
+	run_stats(dev, tid, &r);
+}
+
+/* A transaction's checkpoint statistics, from the tracepoint's argument. */
+static __always_inline void checkpoint_stats_of(dev_t dev,
+						const struct transaction_chp_stats_s *s)
+{
+	checkpoint_stats(dev, BPF_CORE_READ(s, cs_chp_time),
+			 BPF_CORE_READ(s, cs_forced_to_close),
+			 BPF_CORE_READ(s, cs_written),
+			 BPF_CORE_READ(s, cs_dropped));
+}
+
 SEC("tp_btf/jbd2_run_stats")
 int BPF_PROG(btf_run_stats, dev_t dev, tid_t tid,
 	     struct transaction_run_stats_s *stats)
 {
-	struct run_stats r;
-
-	if (!stats)
-		return 0;
-	r = (struct run_stats){
-		.phase = {
-			[JBD2_PHASE_WAIT] = stats->rs_wait,
-			[JBD2_PHASE_REQUEST_DELAY] = stats->rs_request_delay,
-			[JBD2_PHASE_RUNNING] = stats->rs_running,
-			[JBD2_PHASE_LOCKED] = stats->rs_locked,
-			[JBD2_PHASE_FLUSHING] = stats->rs_flushing,
-			[JBD2_PHASE_LOGGING] = stats->rs_logging,
-		},
-		.handle_count = stats->rs_handle_count,
-		.blocks = stats->rs_blocks,
-		.blocks_logged = stats->rs_blocks_logged,
-	};
-
-	run_stats(dev, tid, &r);
+	if (stats)
+		run_stats_of(dev, tid, stats);
 	return 0;
 }
 
@@ -347,10 +361,68 @@ SEC("tp_btf/jbd2_checkpoint_stats")
 int BPF_PROG(btf_checkpoint_stats, dev_t dev, tid_t tid,
 	     struct transaction_chp_stats_s *stats)
 {
-	if (!stats)
-		return 0;
-	checkpoint_stats(dev, stats->cs_chp_time, stats->cs_forced_to_close,
-			 stats->cs_written, stats->cs_dropped);
+	if (stats)
+		checkpoint_stats_of(dev, stats);
+	return 0;
+}
+
+/*
+ * Raw tracepoints: the same arguments, untyped, read through CO-RE. They
+ * need neither tracefs nor a perf event (a classic tracepoint's, which
+ * Debian's perf_event_paranoid 3 allows only CAP_SYS_ADMIN), nor the
+ * kernel's copy of the jbd2 module's BTF (a BTF tracepoint's, which only
+ * CAP_SYS_ADMIN may read): bhscope.service's CAP_BPF and CAP_PERFMON do.
+ */
+
+static __always_inline __u32 journal_dev_read(const journal_t *journal)
+{
+	return BPF_CORE_READ(journal, j_fs_dev, bd_dev);
+}
+
+SEC("raw_tp/jbd2_start_commit")
+int BPF_PROG(raw_start_commit, journal_t *journal, transaction_t *t)
+{
+	start_commit(journal_dev_read(journal), BPF_CORE_READ(t, t_tid));
+	return 0;
+}
+
+SEC("raw_tp/jbd2_commit_flushing")
+int BPF_PROG(raw_commit_flushing, journal_t *journal, transaction_t *t)
+{
+	commit_flushing(journal_dev_read(journal), BPF_CORE_READ(t, t_tid));
+	return 0;
+}
+
+SEC("raw_tp/jbd2_end_commit")
+int BPF_PROG(raw_end_commit, journal_t *journal, transaction_t *t)
+{
+	end_commit(journal_dev_read(journal), BPF_CORE_READ(t, t_tid),
+		   BPF_CORE_READ_BITFIELD_PROBED(t, t_synchronous_commit));
+	return 0;
+}
+
+SEC("raw_tp/jbd2_run_stats")
+int BPF_PROG(raw_run_stats, dev_t dev, tid_t tid,
+	     struct transaction_run_stats_s *stats)
+{
+	run_stats_of(dev, tid, stats);
+	return 0;
+}
+
+SEC("raw_tp/jbd2_handle_stats")
+int BPF_PROG(raw_handle_stats, dev_t dev, tid_t tid, unsigned int type,
+	     unsigned int line_no, int interval, int sync, int requested_blocks,
+	     int dirtied_blocks)
+{
+	handle_stats(dev, !!sync, dirtied_blocks);
+	return 0;
+}
+
+SEC("raw_tp/jbd2_checkpoint_stats")
+int BPF_PROG(raw_checkpoint_stats, dev_t dev, tid_t tid,
+	     struct transaction_chp_stats_s *stats)
+{
+	checkpoint_stats_of(dev, stats);
 	return 0;
 }
 

@@ -47,9 +47,9 @@ struct jbd2_opts {
 };
 
 static const struct argp_option jbd2_options[] = {
-	{ "hook", OPT_HOOK, "auto|btf|tracepoint", 0,
+	{ "hook", OPT_HOOK, "auto|btf|raw|tracepoint", 0,
 	  "Where the events come from (default auto: btf where allowed, "
-	  "else tracepoint)", 0 },
+	  "else raw, else tracepoint)", 0 },
 	{ 0 },
 };
 

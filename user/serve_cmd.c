@@ -64,7 +64,8 @@ static const struct argp_option serve_options[] = {
 	  "BPF program then pays ~20 ns a run; needs CAP_SYS_ADMIN), for the "
 	  "bhscope_bpf_prog_run_seconds_total family", 0 },
 	{ "probes", OPT_PROBES, NULL, 0,
-	  "Attach the sources once, print the hook of each probe or why it is "
+	  "Attach the sources once, with the capabilities bhscope.service has "
+	  "(CAP_BPF, CAP_PERFMON), print the hook of each probe or why it is "
 	  "down, and whether any needs tracefs (a classic tracepoint's id), "
 	  "then exit", 0 },
 	{ 0 },

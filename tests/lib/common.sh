@@ -116,3 +116,13 @@ progs_left() {
 	done
 	echo "$left"
 }
+
+# bpf_loading PID: waits (up to 5000 looks) until PID holds a BPF object:
+# it is loading its programs, past its signal setup, and has not reported.
+bpf_loading() {
+	local i
+	for ((i = 0; i < 5000; i++)); do
+		[[ -n $(find "/proc/$1/fd" -lname 'anon_inode:bpf*' -print -quit 2> /dev/null) ]] && return 0
+		[[ -e /proc/$1 ]] || return 0
+	done
+}

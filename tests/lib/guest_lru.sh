@@ -162,3 +162,42 @@ lru_replay_check() {
 	lru_check "live and replay: the same hits at every what-if size" \
 		'.live == .sim' "$both"
 }
+
+# The LRU tests' oracle (tests/vm/bpf-count/oracle.*), which shares no
+# code with the tracer: lru_need_oracle checks it was built (and the map
+# reader with it); lru_oracle_start OUT KDEV counts the lookups of KDEV
+# from fentry, fexit and the BTF tracepoint on touch_buffer until
+# lru_oracle_stop, which leaves its JSON line in OUT.
+LRU_ORACLE=${VM_OUT:-}/bpf-count
+lru_need_oracle() {
+	[[ -x $LRU_ORACLE/bhvm-oracle && -x $LRU_ORACLE/bhvm-mapread ]] ||
+		fail "$LRU_ORACLE/bhvm-oracle or bhvm-mapread missing: bpf-count.prep did not run"
+}
+
+lru_oracle_start() {
+	: >"$1.err"
+	"$LRU_ORACLE/bhvm-oracle" "$LRU_ORACLE/oracle.bpf.o" fentry "$2" \
+		"$(bh_lookup_func)" >"$1" 2>"$1.err" &
+	LRU_ORACLE_PID=$!
+	LRU_PIDS="${LRU_PIDS:-} $LRU_ORACLE_PID"
+	wait_until 60 $LRU_ORACLE_PID grep -q ready "$1.err" || fail "oracle: $(cat "$1.err")"
+}
+
+lru_oracle_stop() {
+	kill -INT $LRU_ORACLE_PID
+	wait $LRU_ORACLE_PID || fail "oracle: $(cat "$1.err")"
+}
+
+# lru_kdev: LRU_DEV's dev_t as the kernel encodes it (major << 20 | minor).
+lru_kdev() {
+	echo $(((0x$(stat -c %t /dev/$LRU_DEV) << 20) | 0x$(stat -c %T /dev/$LRU_DEV)))
+}
+
+# lru_map_readers: a busy map reader pinned on each CPU (bhvm-mapread).
+lru_map_readers() {
+	local cpu
+	for ((cpu = 0; cpu < $(nproc); cpu++)); do
+		"$LRU_ORACLE/bhvm-mapread" "$cpu" &
+		LRU_PIDS="${LRU_PIDS:-} $!"
+	done
+}

@@ -43,7 +43,7 @@ done
 check sweep_threads_offered offers_exactly "bhscope sweep --thr" --threads=
 not_offered() { ! offers_word "$1" "$2"; }
 check sweep_offers_no_bare_dashes not_offered "bhscope sweep -" --
-check jbd2_hook_kinds offers_exactly "bhscope jbd2 --hook=" auto btf tracepoint
+check jbd2_hook_kinds offers_exactly "bhscope jbd2 --hook=" auto btf raw tracepoint
 check bhbench_commands offers_exactly "bhbench " meta sync -h --help -V --version
 for cmd in meta sync; do
 	check "bhbench_${cmd}_options_are_its_tables" options_are_the_tables bhbench "$cmd"

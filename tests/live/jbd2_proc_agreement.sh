@@ -8,6 +8,7 @@ cd "$(dirname "$0")/../.."
 . tests/lib/common.sh
 require_root
 
+# agreement LABEL MOUNT-OPTIONS FS_MARK-ARGS...; $HOOK: bhscope jbd2 --hook.
 agreement() {
 	local label=$1 opts=$2 out info
 	shift 2
@@ -16,7 +17,7 @@ agreement() {
 	on_exit "rm -f '$out' '$info'"
 
 	ram_ext4_unmounted 256 -b 4096
-	"$BHSCOPE" jbd2 -d "$LOOPNAME" -j 1 > "$out" &
+	"$BHSCOPE" jbd2 --hook="${HOOK:-auto}" -d "$LOOPNAME" -j 1 > "$out" &
 	local tracer=$!
 	on_exit "kill $tracer 2>/dev/null"
 	# The first report means the programs are attached.
@@ -48,4 +49,6 @@ sys.exit(0 if n > 0 else 1)' "$out"
 
 agreement ordered_fsync defaults -t 4 -n 300 -s 4096 -S 1
 agreement dirsync dirsync -t 4 -n 200 -s 0 -S 0
+# The raw tracepoints, which bhscope.service takes where jbd2 is a module.
+HOOK=raw agreement raw_tp dirsync -t 4 -n 200 -s 0 -S 0
 finish

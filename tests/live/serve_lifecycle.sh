@@ -101,13 +101,14 @@ wait "$SERVE_PID" || rc=$?
 check sigint_exits_0 test "$rc" -eq 0
 check sigint_removes_the_textfile test ! -e "$tmp/b/bhscope.prom"
 
-# SIGTERM 30 ms in, while the jbd2 tracer loads (some 100 ms here).
+# SIGTERM while the tracers load (from their first BPF object on: a fixed
+# delay lands before main() on a loaded host).
 early_rc=""
 for i in 1 2 3; do
 	mkdir -p "$tmp/early$i"
 	"$BHSCOPE" serve --listen none --textfile "$tmp/early$i" 2> "$tmp/early$i.log" &
 	pid=$!
-	sleep 0.03
+	bpf_loading "$pid"
 	kill -TERM "$pid"
 	rc=0
 	wait "$pid" || rc=$?

@@ -28,16 +28,6 @@ caught() {
 	done
 }
 
-# loading PID: waits (up to 10 s) until PID holds a BPF object: it is
-# loading its programs (and has not yet reported).
-loading() {
-	local i
-	for ((i = 0; i < 5000; i++)); do
-		[[ -n $(find "/proc/$1/fd" -lname 'anon_inode:bpf*' -print -quit 2> /dev/null) ]] && return 0
-		[[ -e /proc/$1 ]] || return 0
-	done
-}
-
 # stopped_early NAME SIGNAL DELAY CMD...: CMD (JSON lines) signalled DELAY
 # s after it has taken the stop signals, in its setup: exit 0, one final
 # report on stdout.
@@ -51,7 +41,7 @@ stopped_early() {
 	# to deliver: on a busy host, starting the binary takes that long),
 	# or (DELAY "load") from when it loads its first BPF object.
 	if [[ $delay == load ]]; then
-		loading "$pid"
+		bpf_loading "$pid"
 	else
 		caught "$pid"
 		sleep "$delay"

@@ -5,8 +5,9 @@
 # dirsync fs_mark writers commit hundreds of transactions. The kernel's
 # own count (/proc/fs/jbd2/<dev>/info, which shares no code with the
 # probes) is the oracle. With the default hook (BTF tracepoints, which
-# that guard does not stop) bhscope must count every transaction or report
-# it among its lost events; with classic tracepoints it must count no more than the
+# that guard does not stop) and with raw tracepoints bhscope must count
+# every transaction or report it among its lost events; with classic
+# tracepoints it must count no more than the
 # kernel, and what it misses must be within its lost events, or lost must
 # be unknown (null) on a kernel that does not count them (before 6.7).
 # vm-also: full rt
@@ -80,6 +81,15 @@ if [[ $(jq -r '.stops' <<<"$batch") != null ]]; then
 	jq -e '.stops > 0 and .longest < 1000000' <<<"$batch" >/dev/null ||
 		fail "the batching sleep is timed wrong: $batch"
 fi
+
+# Raw tracepoints: no perf event and no bpf_prog_active guard either, and
+# their skipped runs are counted: every transaction counted or lost.
+run raw
+jq -e '.probes.events.source | startswith("raw_tp")' "jbd2-raw.json" >/dev/null ||
+	fail "--hook=raw did not attach raw tracepoints: $(jq -c .probes "jbd2-raw.json" | tail -n 1)"
+[[ $LOST != null ]] || fail "raw tracepoints: lost is unknown, the kernel counts their misses"
+((TX <= KTX && TX + LOST >= KTX)) ||
+	fail "raw tracepoints: bhscope counted $TX transactions and $LOST lost events, the kernel $KTX"
 
 run tracepoint
 ((TX <= KTX)) || fail "classic tracepoints: $TX transactions, more than the kernel's $KTX"

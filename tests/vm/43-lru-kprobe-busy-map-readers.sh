@@ -17,34 +17,22 @@ set -euo pipefail
 # shellcheck source=tests/lib/guest_lru.sh
 . "$REPO/tests/lib/guest_lru.sh"
 
-bin=$VM_OUT/bpf-count
 lru_need_tools
-[[ -x $bin/bhvm-oracle && -x $bin/bhvm-mapread ]] ||
-	fail "$bin/bhvm-oracle or bhvm-mapread missing: bpf-count.prep did not run"
+lru_need_oracle
 [[ -e /sys/kernel/tracing/kprobe_events ]] || skip "this kernel has no kprobes"
 lru_ext4 "$PWD/mnt"
 K=8 N=2000
 lru_dir "$PWD/mnt/d" $K
-kdev=$(((0x$(stat -c %t /dev/$LRU_DEV) << 20) | 0x$(stat -c %T /dev/$LRU_DEV)))
-func=$(bh_lookup_func)
 sync
 
 lru_start lru.json -d $LRU_DEV --hook kprobe 3600 1
-"$bin/bhvm-oracle" "$bin/oracle.bpf.o" fentry $kdev "$func" \
-	>oracle.json 2>oracle.err &
-oracle=$!
-LRU_PIDS="$LRU_PIDS $oracle"
-wait_until 60 $oracle grep -q ready oracle.err || fail "oracle: $(cat oracle.err)"
-for ((cpu = 0; cpu < $(nproc); cpu++)); do
-	"$bin/bhvm-mapread" "$cpu" &
-	LRU_PIDS="$LRU_PIDS $!"
-done
+lru_oracle_start oracle.json "$(lru_kdev)"
+lru_map_readers
 # not real-time: the lister and the reader share CPU 1, so the reader is
 # preempted (preempt=full) with its guard held as often as the tick falls
 lru_list_cfs "$PWD/mnt/d" $N
 # the counts' windows end after the readers: no lookup runs meanwhile
-kill -INT $oracle
-wait $oracle || fail "oracle: $(cat oracle.err)"
+lru_oracle_stop oracle.json
 lru_stop lru.json
 both=$(jq -c -n --argjson l "$(tail -n 1 lru.json)" --argjson o "$(cat oracle.json)" \
 	'{lookups: ($l.total.lookups + $l.counters.unsynced_nodev), lost: $l.lost_lookups,

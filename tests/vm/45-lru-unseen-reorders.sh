@@ -17,10 +17,8 @@ set -euo pipefail
 # shellcheck source=tests/lib/guest_lru.sh
 . "$REPO/tests/lib/guest_lru.sh"
 
-bin=$VM_OUT/bpf-count
 lru_need_tools
-[[ -x $bin/bhvm-oracle && -x $bin/bhvm-mapread ]] ||
-	fail "$bin/bhvm-oracle or bhvm-mapread missing: bpf-count.prep did not run"
+lru_need_oracle
 [[ -e /sys/kernel/tracing/kprobe_events ]] || skip "this kernel has no kprobes"
 preempts_kernel || skip "the kernel does not preempt kernel code: map readers cannot hide lookups"
 X=14 ROUNDS=1500
@@ -28,7 +26,6 @@ lru_ext4 "$PWD/mnt"
 for d in A B $(seq -f 'X%g' 0 $((X - 1))); do
 	lru_dir "$PWD/mnt/$d" 1
 done
-kdev=$(((0x$(stat -c %t /dev/$LRU_DEV) << 20) | 0x$(stat -c %T /dev/$LRU_DEV)))
 # rounds: X(i mod 14), B, A; one lookup each
 rounds() {
 	taskset -c "$LRU_CPU" bash -c 'cd "$0"; for ((i = 0; i < $1; i++)); do
@@ -37,21 +34,12 @@ rounds() {
 rounds $((2 * X))
 
 lru_start lru.json -C -d $LRU_DEV --hook kprobe 3600 1
-: >oracle.err
-"$bin/bhvm-oracle" "$bin/oracle.bpf.o" fentry $kdev "$(bh_lookup_func)" \
-	>oracle.json 2>oracle.err &
-oracle=$!
-LRU_PIDS="$LRU_PIDS $oracle"
-wait_until 60 $oracle grep -q ready oracle.err || fail "oracle: $(cat oracle.err)"
-for ((cpu = 0; cpu < $(nproc); cpu++)); do
-	"$bin/bhvm-mapread" "$cpu" &
-	LRU_PIDS="$LRU_PIDS $!"
-done
+lru_oracle_start oracle.json "$(lru_kdev)"
+lru_map_readers
 # not real-time: the rounds and a reader share CPU 1, so the reader is
 # preempted with its guard held as often as the tick falls
 rounds $ROUNDS
-kill -INT $oracle
-wait $oracle || fail "oracle: $(cat oracle.err)"
+lru_oracle_stop oracle.json
 lru_stop lru.json
 last=$(tail -n 1 lru.json)
 both=$(jq -c -n --argjson l "$last" --argjson c "$(lru_cpu lru.json)" \

@@ -16,30 +16,22 @@ set -euo pipefail
 # shellcheck source=tests/lib/guest_lru.sh
 . "$REPO/tests/lib/guest_lru.sh"
 
-bin=$VM_OUT/bpf-count
 lru_need_tools
-[[ -x $bin/bhvm-oracle ]] || fail "$bin/bhvm-oracle missing: bpf-count.prep did not run"
+lru_need_oracle
 ROUNDS=60
 lru_ext4 "$PWD/mnt"
 lru_dir "$PWD/mnt/fits" 12
 lru_dir "$PWD/mnt/big" 24
-kdev=$(((0x$(stat -c %t /dev/$LRU_DEV) << 20) | 0x$(stat -c %T /dev/$LRU_DEV)))
 
 lru_start lru.json -C -d $LRU_DEV 3600 1
-: >oracle.err
-"$bin/bhvm-oracle" "$bin/oracle.bpf.o" fentry $kdev "$(bh_lookup_func)" \
-	>oracle.json 2>oracle.err &
-oracle=$!
-LRU_PIDS="$LRU_PIDS $oracle"
-wait_until 60 $oracle grep -q ready oracle.err || fail "oracle: $(cat oracle.err)"
+lru_oracle_start oracle.json "$(lru_kdev)"
 taskset -c "$LRU_CPU" bash -c 'while :; do :; done' &
 hog=$!
 LRU_PIDS="$LRU_PIDS $hog"
 taskset -c "$LRU_CPU" bash -c 'cd "$0"; for ((i = 0; i < $1; i++)); do
 	: fits/*; : fits/*; : big/*; done' "$PWD/mnt" $ROUNDS
 kill $hog
-kill -INT $oracle
-wait $oracle || fail "oracle: $(cat oracle.err)"
+lru_oracle_stop oracle.json
 lru_stop lru.json
 last=$(tail -n 1 lru.json)
 both=$(jq -c -n --argjson l "$last" --argjson o "$(cat oracle.json)" \

@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/capability.h>
+#include <unistd.h>
+
 #include "lib/env.h"
+#include "lib/module_btf.h"
 #include "jbd2.skel.h"
 #include "jbd2/jbd2_load.h"
 #include "lib/bpf_on_cpus.h"
@@ -28,36 +32,65 @@ const char *jbd2_load_missing_tracepoint(void)
 	return NULL;
 }
 
-/* The event programs of one flavour: BTF tracepoints or classic ones. */
-static void autoload_events(struct jbd2_bpf *skel, bool btf, bool checkpoints)
-{
-	struct bpf_program *const btf_progs[] = {
-		skel->progs.btf_start_commit, skel->progs.btf_commit_flushing,
-		skel->progs.btf_end_commit, skel->progs.btf_run_stats,
-		skel->progs.btf_handle_stats,
-	};
-	struct bpf_program *const tp_progs[] = {
-		skel->progs.tp_start_commit, skel->progs.tp_commit_flushing,
-		skel->progs.tp_end_commit, skel->progs.tp_run_stats,
-		skel->progs.tp_handle_stats,
-	};
+static const char *const flavour_names[JBD2_NR_FLAVOURS] = {
+	[JBD2_TP_BTF] = "tp_btf", [JBD2_RAW_TP] = "raw_tp",
+	[JBD2_TRACEPOINT] = "tracepoint",
+};
 
-	for (size_t i = 0; i < sizeof(btf_progs) / sizeof(*btf_progs); i++) {
-		bpf_program__set_autoload(btf_progs[i], btf);
-		bpf_program__set_autoload(tp_progs[i], !btf);
-	}
-	bpf_program__set_autoload(skel->progs.btf_checkpoint_stats,
-				  btf && checkpoints);
-	bpf_program__set_autoload(skel->progs.tp_checkpoint_stats,
-				  !btf && checkpoints);
+static const char *const flavour_prefixes[JBD2_NR_FLAVOURS] = {
+	[JBD2_TP_BTF] = "btf_", [JBD2_RAW_TP] = "raw_",
+	[JBD2_TRACEPOINT] = "tp_",
+};
+
+const char *jbd2_load_flavour_name(enum jbd2_flavour f)
+{
+	return f < JBD2_NR_FLAVOURS ? flavour_names[f] : "?";
 }
 
-/* *attaching: whether err came from the attach (not from the verifier). */
-static int load_attach(uint32_t kdev, bool btf, bool with_batch_sleep,
-		       bool with_checkpoints, struct jbd2_bpf **out,
+const char *jbd2_load_flavour_prefix(enum jbd2_flavour f)
+{
+	return f < JBD2_NR_FLAVOURS ? flavour_prefixes[f] : "?";
+}
+
+/* Whether prog is one of the event programs of flavour f. */
+static bool of_flavour(const struct bpf_program *prog, enum jbd2_flavour f)
+{
+	const char *prefix = flavour_prefixes[f];
+
+	return !strncmp(bpf_program__name(prog), prefix, strlen(prefix));
+}
+
+/* The event programs of one flavour, and the checkpoint one if wanted. */
+static void autoload_events(struct jbd2_bpf *skel, enum jbd2_flavour flavour,
+			    bool checkpoints)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		bool events = false;
+
+		for (int f = 0; f < JBD2_NR_FLAVOURS; f++)
+			events |= of_flavour(prog, f);
+		if (!events)
+			continue;
+		bpf_program__set_autoload(prog, of_flavour(prog, flavour) &&
+				(checkpoints || !strstr(bpf_program__name(prog),
+							"_checkpoint_stats")));
+	}
+}
+
+/*
+ * btf_path: a BTF for CO-RE relocations instead of the kernel's, or NULL
+ * (module_btf_merged(): jbd2 is a module whose BTF this process may not
+ * ask the kernel for).
+ */
+static int load_attach(uint32_t kdev, enum jbd2_flavour flavour,
+		       bool with_batch_sleep, bool with_checkpoints,
+		       const char *btf_path, struct jbd2_bpf **out,
 		       bool *attaching)
 {
-	struct jbd2_bpf *skel = jbd2_bpf__open();
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = btf_path);
+	struct jbd2_bpf *skel = jbd2_bpf__open_opts(&opts);
 	int err;
 
 	*out = NULL;
@@ -65,7 +98,7 @@ static int load_attach(uint32_t kdev, bool btf, bool with_batch_sleep,
 	if (!skel)
 		return -errno;
 	skel->rodata->target_dev = kdev;
-	autoload_events(skel, btf, with_checkpoints);
+	autoload_events(skel, flavour, with_checkpoints);
 	bpf_program__set_autoload(skel->progs.journal_stop_entry,
 				  with_batch_sleep);
 	bpf_program__set_autoload(skel->progs.journal_stop_exit,
@@ -83,9 +116,13 @@ static int load_attach(uint32_t kdev, bool btf, bool with_batch_sleep,
 	return 0;
 }
 
-bool jbd2_load_events_are_btf(const struct jbd2_bpf *skel)
+enum jbd2_flavour jbd2_load_events_flavour(const struct jbd2_bpf *skel)
 {
-	return bpf_program__autoload(skel->progs.btf_run_stats);
+	if (bpf_program__autoload(skel->progs.btf_run_stats))
+		return JBD2_TP_BTF;
+	if (bpf_program__autoload(skel->progs.raw_run_stats))
+		return JBD2_RAW_TP;
+	return JBD2_TRACEPOINT;
 }
 
 int jbd2_load_hook_parse(const char *s, enum jbd2_hook *hook)
@@ -93,6 +130,7 @@ int jbd2_load_hook_parse(const char *s, enum jbd2_hook *hook)
 	static const char *const names[] = {
 		[JBD2_HOOK_AUTO] = "auto",
 		[JBD2_HOOK_BTF] = "btf",
+		[JBD2_HOOK_RAW] = "raw",
 		[JBD2_HOOK_TRACEPOINT] = "tracepoint",
 	};
 
@@ -109,15 +147,26 @@ int jbd2_load_hook_parse(const char *s, enum jbd2_hook *hook)
  * each flavour hook allows, BTF first, with the fentry/fexit pair, then
  * without. Keeps the reason of what failed for the report.
  */
+/* Whether hook lets flavour f be tried. */
+static bool hook_allows(enum jbd2_hook hook, enum jbd2_flavour f)
+{
+	static const enum jbd2_flavour only[] = {
+		[JBD2_HOOK_BTF] = JBD2_TP_BTF, [JBD2_HOOK_RAW] = JBD2_RAW_TP,
+		[JBD2_HOOK_TRACEPOINT] = JBD2_TRACEPOINT,
+	};
+
+	return hook == JBD2_HOOK_AUTO || only[hook] == f;
+}
+
 struct jbd2_bpf *jbd2_load(uint32_t kdev, enum jbd2_hook hook,
 			   struct probe_status *events,
 			   struct probe_status *batch_sleep,
 			   struct probe_status *checkpoints, int *errp)
 {
-	static const char *const flavour_name[] = { "tracepoint", "tp_btf" };
-	bool allowed[2], batch_tried = false, attaching;
+	bool allowed[JBD2_NR_FLAVOURS], batch_tried = false, attaching;
 	struct jbd2_bpf *skel;
-	int err = -ENOENT;
+	char btf_path[64];
+	int err = -ENOENT, btf_fd = -1;
 	const char *name;
 
 	if (env_tracepoint_exists("jbd2", "jbd2_checkpoint_stats"))
@@ -125,13 +174,30 @@ struct jbd2_bpf *jbd2_load(uint32_t kdev, enum jbd2_hook hook,
 	else
 		probe_status_missing(checkpoints,
 				     "this kernel has no jbd2:jbd2_checkpoint_stats tracepoint");
-	allowed[true] = hook != JBD2_HOOK_TRACEPOINT;
-	allowed[false] = hook != JBD2_HOOK_BTF;
-	for (int btf = 1; btf >= 0; btf--) {
-		if (!allowed[btf])
+	for (int f = 0; f < JBD2_NR_FLAVOURS; f++)
+		allowed[f] = hook_allows(hook, f);
+	/*
+	 * jbd2 a module, and no CAP_SYS_ADMIN (bhscope.service): libbpf may
+	 * not read the module's BTF from the kernel, so the BTF tracepoints on
+	 * its events and fentry on its functions cannot load; the raw and
+	 * classic tracepoints can, with its types from sysfs for CO-RE.
+	 */
+	if (module_btf_exists("jbd2") && !env_capable(CAP_SYS_ADMIN)) {
+		btf_fd = module_btf_merged("jbd2", btf_path, sizeof(btf_path));
+		if (btf_fd >= 0) {
+			allowed[JBD2_TP_BTF] = false;
+			snprintf(events->why, sizeof(events->why),
+				 "BTF tracepoints on the jbd2 module need its BTF from the kernel, which only CAP_SYS_ADMIN may read");
+			batch_tried = true;
+			probe_status_missing(batch_sleep,
+					     "fentry/fexit on the jbd2 module's jbd2_journal_stop need its BTF from the kernel, which only CAP_SYS_ADMIN may read");
+		}
+	}
+	for (int f = 0; f < JBD2_NR_FLAVOURS; f++) {
+		if (!allowed[f])
 			continue;
-		err = load_attach(kdev, btf, true, checkpoints->available, &skel,
-				  &attaching);
+		err = load_attach(kdev, f, !batch_tried, checkpoints->available,
+				  btf_fd >= 0 ? btf_path : NULL, &skel, &attaching);
 		if (!err) {
 			probe_status_from(batch_sleep, "fentry/fexit jbd2_journal_stop");
 			goto loaded;
@@ -142,17 +208,17 @@ struct jbd2_bpf *jbd2_load(uint32_t kdev, enum jbd2_hook hook,
 				     "fentry/fexit", "jbd2_journal_stop", err);
 			batch_tried = true;
 		}
-		err = load_attach(kdev, btf, false, checkpoints->available, &skel,
-				  &attaching);
+		err = load_attach(kdev, f, false, checkpoints->available,
+				  btf_fd >= 0 ? btf_path : NULL, &skel, &attaching);
 		if (!err)
 			goto loaded;
 		if (err == -EACCES && !attaching) /* BPF_PROG_LOAD: the verifier */
 			snprintf(events->why, sizeof(events->why),
 				 "the verifier rejected the %s programs for the jbd2 tracepoints (BHSCOPE_DEBUG=1 prints its log)",
-				 flavour_name[btf]);
+				 flavour_names[f]);
 		else
 			probe_reason(events->why, sizeof(events->why),
-				     flavour_name[btf], "the jbd2 tracepoints",
+				     flavour_names[f], "the jbd2 tracepoints",
 				     err);
 	}
 	events->available = false;
@@ -160,9 +226,13 @@ struct jbd2_bpf *jbd2_load(uint32_t kdev, enum jbd2_hook hook,
 	       events->why);
 	if (errp)
 		*errp = err;
+	if (btf_fd >= 0)
+		close(btf_fd);
 	return NULL;
 loaded:
-	name = flavour_name[jbd2_load_events_are_btf(skel)];
+	if (btf_fd >= 0)
+		close(btf_fd);
+	name = flavour_names[jbd2_load_events_flavour(skel)];
 	probe_status_from(events, "%s jbd2:*", name);
 	if (checkpoints->available)
 		probe_status_from(checkpoints, "%s jbd2:jbd2_checkpoint_stats",

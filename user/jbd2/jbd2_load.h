@@ -17,15 +17,34 @@ struct jbd2_bpf;
 
 /* Which programs give the events (bhscope jbd2 --hook). */
 enum jbd2_hook {
-	JBD2_HOOK_AUTO,		/* BTF tracepoints where allowed, else classic */
-	JBD2_HOOK_BTF,		/* tp_btf: every skipped run counted */
-	JBD2_HOOK_TRACEPOINT,	/* classic: skipped under a busy CPU's guard */
+	JBD2_HOOK_AUTO,		/* the first flavour below that loads */
+	JBD2_HOOK_BTF,		/* tp_btf only */
+	JBD2_HOOK_RAW,		/* raw_tp only */
+	JBD2_HOOK_TRACEPOINT,	/* classic only */
 };
 
-/* Whether the loaded event programs are BTF tracepoints (else classic). */
-bool jbd2_load_events_are_btf(const struct jbd2_bpf *skel);
+/* The kinds of event programs, in the order auto tries them. */
+enum jbd2_flavour {
+	JBD2_TP_BTF,		/* BTF tracepoints: typed arguments, every
+				 * skipped run counted */
+	JBD2_RAW_TP,		/* raw tracepoints: the same, read through
+				 * CO-RE; need no tracefs, no perf event, no
+				 * module BTF from the kernel */
+	JBD2_TRACEPOINT,	/* classic: tracefs ids, a perf event; skipped
+				 * under a busy CPU's guard */
+	JBD2_NR_FLAVOURS,
+};
 
-/* "auto", "btf" or "tracepoint" into *hook; -1 for anything else. */
+/* The flavour of the loaded event programs. */
+enum jbd2_flavour jbd2_load_events_flavour(const struct jbd2_bpf *skel);
+
+/* "tp_btf", "raw_tp", "tracepoint": a flavour's name in reports. */
+const char *jbd2_load_flavour_name(enum jbd2_flavour f);
+
+/* Its programs' name prefix in the skeleton: "btf_", "raw_", "tp_". */
+const char *jbd2_load_flavour_prefix(enum jbd2_flavour f);
+
+/* "auto", "btf", "raw" or "tracepoint" into *hook; -1 for anything else. */
 int jbd2_load_hook_parse(const char *s, enum jbd2_hook *hook);
 
 /* The first jbd2 tracepoint the programs need that this kernel lacks, or NULL. */
@@ -33,7 +52,7 @@ const char *jbd2_load_missing_tracepoint(void);
 
 /*
  * Opens, loads and attaches the jbd2 programs for kdev (0: every journal),
- * from the tracepoints hook names: for each flavour it allows (BTF first),
+ * from the tracepoints hook names: for each flavour it allows, in order,
  * with the fentry/fexit pair on jbd2_journal_stop, then without. events,
  * batch_sleep and checkpoints say what ran and why not. Returns NULL after
  * printing one line on stderr when no flavour loads; *err (optional) then

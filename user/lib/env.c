@@ -74,6 +74,33 @@ int env_check_privileges(int needs)
 	return -1;
 }
 
+bool env_capable(int cap)
+{
+	struct __user_cap_data_struct data[2] = {};
+
+	return !read_capabilities(data) && has_cap(data, cap);
+}
+
+int env_drop_to_service_caps(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+	const int keep[] = { CAP_BPF, CAP_PERFMON };
+
+	for (size_t i = 0; i < sizeof(keep) / sizeof(*keep); i++) {
+		data[keep[i] / 32].effective |= 1U << (keep[i] % 32);
+		data[keep[i] / 32].permitted |= 1U << (keep[i] % 32);
+	}
+	if (syscall(SYS_capset, &hdr, data)) {
+		errmsg("cannot drop to CAP_BPF and CAP_PERFMON: %s",
+		       strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * With the effective ids and capabilities (AT_EACCESS): plain access()
  * drops the capabilities of a non-root caller, so a service running with

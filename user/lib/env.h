@@ -33,6 +33,19 @@ enum {
  */
 int env_check_privileges(int needs);
 
+/*
+ * Keeps CAP_BPF and CAP_PERFMON only, the capabilities bhscope.service
+ * grants (bhscope.service), so that what loads now is what
+ * loads for the service: without CAP_SYS_ADMIN, libbpf cannot read kernel
+ * modules' BTF (BPF_BTF_GET_NEXT_ID), so a BTF tracepoint or CO-RE
+ * relocation on a module such as jbd2 fails where it would not for root.
+ * The user id stays: a root-owned tracefs stays readable. 0 or -1.
+ */
+int env_drop_to_service_caps(void);
+
+/* Whether cap (CAP_SYS_ADMIN, ...) is in the effective set. */
+bool env_capable(int cap);
+
 /* Routes libbpf's messages: silent unless verbose (BHSCOPE_DEBUG=1). */
 void env_setup_libbpf_logging(void);
 

@@ -76,14 +76,15 @@ static int claim(struct tunables_claim *c, const char *by, char *err,
 		}
 		holder_of(c->fd, holder, sizeof(holder));
 		n = sscanf(holder, "%ld %63[^\n]", &pid, me);
+		/* c->bhtune: "bhtune.ko's parameters", plural */
 		if (n == 2)
 			snprintf(err, errlen,
-				 "%s is being changed by another bhscope (pid %ld, %s); one tuner at a time: try again when it ends",
-				 c->what, pid, me);
+				 "%s %s being changed by another bhscope (pid %ld, %s); one tuner at a time: try again when it ends",
+				 c->what, c->bhtune ? "are" : "is", pid, me);
 		else
 			snprintf(err, errlen,
-				 "%s is being changed by another bhscope; one tuner at a time: try again when it ends",
-				 c->what);
+				 "%s %s being changed by another bhscope; one tuner at a time: try again when it ends",
+				 c->what, c->bhtune ? "are" : "is");
 		goto fail;
 	}
 	n = snprintf(me, sizeof(me), "%ld %s\n", (long)getpid(), by);

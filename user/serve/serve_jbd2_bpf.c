@@ -32,13 +32,19 @@ static const char *probe_why(const char *prog, void *arg)
 {
 	struct jbd2_priv *p = arg;
 
-	bool btf = jbd2_load_events_are_btf(p->skel);
+	const char *taken = jbd2_load_flavour_prefix(
+		jbd2_load_events_flavour(p->skel));
 
 	if (!strncmp(prog, "journal_stop_", 13))
 		return p->batch_sleep.why;
-	/* the flavour of the event programs that was not taken */
-	if (!strncmp(prog, btf ? "tp_" : "btf_", btf ? 3 : 4))
-		return NULL;
+	/* event programs of the flavours that were not taken */
+	for (int f = 0; f < JBD2_NR_FLAVOURS; f++) {
+		const char *prefix = jbd2_load_flavour_prefix(f);
+
+		if (strcmp(prefix, taken) &&
+		    !strncmp(prog, prefix, strlen(prefix)))
+			return NULL;
+	}
 	if (strstr(prog, "_checkpoint_stats"))
 		return p->checkpoints.why;
 	return "not loaded";

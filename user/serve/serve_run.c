@@ -139,10 +139,19 @@ static int start_sources(struct serve_state *st)
 	return 0;
 }
 
+/* A classic tracepoint: libbpf reads its id in tracefs. */
+static bool needs_tracefs(const struct serve_probe *p)
+{
+	return !strncmp(p->name, "tracepoint/", 11);
+}
+
 /*
  * serve --probes: each wanted source's probes, one a line, and a last line
  * saying whether tracefs is needed: only classic tracepoints need it
- * (libbpf reads their ids there). bhscope.service's tracefs step asks.
+ * (libbpf reads their ids there). bhscope.service's tracefs step asks, as
+ * root: what loads is what the service's capabilities load (a module's
+ * BTF, jbd2's where it is a module, needs CAP_SYS_ADMIN), so it drops to
+ * them first.
  */
 static int print_probes(struct serve_state *st)
 {
@@ -160,6 +169,14 @@ static int print_probes(struct serve_state *st)
 			printf("%s\t-\tdown: %s\n", src->name,
 			       src->nr_probes ? src->probes[0].why :
 						strerror(-src->start_err));
+			/* down for want of tracefs: the step would grant it */
+			for (int j = 0; j < src->nr_probes; j++)
+				if (needs_tracefs(&src->probes[j]) &&
+				    strstr(src->probes[j].why, "tracefs") &&
+				    n < sizeof(needs))
+					n += snprintf(needs + n, sizeof(needs) - n,
+						      "%s%s %s", n ? ", " : "",
+						      src->name, src->probes[j].name);
 			continue;
 		}
 		for (int j = 0; j < src->nr_probes; j++) {
@@ -171,8 +188,7 @@ static int print_probes(struct serve_state *st)
 				continue;
 			}
 			printf("%s\t%s\tup\n", src->name, p->name);
-			if (!strncmp(p->name, "tracepoint/", 11) &&
-			    n < sizeof(needs))
+			if (needs_tracefs(p) && n < sizeof(needs))
 				n += snprintf(needs + n, sizeof(needs) - n,
 					      "%s%s %s", n ? ", " : "",
 					      src->name, p->name);
@@ -436,6 +452,9 @@ static int serve(struct server *s)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	/* --probes sees tracefs, and loads, as the service would */
+	if (s->args->probes && env_drop_to_service_caps())
+		return 1;
 	if (env_prepare_tracing() || init_state(s))
 		return 1;
 	if (s->args->probes) {
