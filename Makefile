@@ -77,6 +77,11 @@ MAN_PAGES	:= $(patsubst man/%.scd,$(OUTPUT)/man/%,$(MAN_SRCS))
 # Every object records the headers it included (-MMD -MP): a header change
 # rebuilds exactly its users.
 DEPFLAGS	= -MMD -MP -MF $(@:.o=.d)
+# A program compiled and linked in one step lists its own source in its
+# dependency file, which -MP does not cover: once that source moves, the
+# stale file stops make ("No rule to make target"). An empty rule for it,
+# as -MP writes for headers.
+dep_source	= echo '$<:' >> $@.d
 
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -138,6 +143,7 @@ $(OUTPUT)/bhbench: $(BENCH_OBJS) $(OUTPUT)/user/lib/argp_words.o \
 $(OUTPUT)/lrutrace: tests/lrutrace/lrutrace.c $(CORE_LIB)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(CORE_LIB) -ljson-c -lzstd -lm -o $@
+	$(Q)$(dep_source)
 
 # Empty programs at a hook, for make bench's floors (bench/floor.c).
 $(OUTPUT)/bench-floor.bpf.o: bench/floor.bpf.c $(VMLINUX_H)
@@ -147,6 +153,7 @@ $(OUTPUT)/bench-floor.bpf.o: bench/floor.bpf.c $(VMLINUX_H)
 $(OUTPUT)/bench-floor: bench/floor.c $(OUTPUT)/bench-floor.skel.h $(CORE_LIB)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(CORE_LIB) $(LDLIBS_BPF) -o $@
+	$(Q)$(dep_source)
 
 # The --trace writer at a set lookup rate (tests/lrutrace/pump.c).
 $(OUTPUT)/lrutrace-pump.bpf.o: tests/lrutrace/pump.bpf.c $(VMLINUX_H)
@@ -158,11 +165,13 @@ $(OUTPUT)/lrutrace-pump: tests/lrutrace/pump.c $(OUTPUT)/lrutrace-pump.skel.h \
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(OUTPUT)/user/lrutrace/lru_recorder_bpf.o \
 		$(CORE_LIB) $(LDLIBS_BPF) -ljson-c -lzstd -lm -lpthread -o $@
+	$(Q)$(dep_source)
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(CORE_LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(CORE_LIB) -lcmocka -ljson-c -lzstd -lm -lpthread -o $@
+	$(Q)$(dep_source)
 
 unit: $(UNIT_BINS) $(OUTPUT)/core-links-alone
 
@@ -205,12 +214,14 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_CORE_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) -MMD -MP -MF $@.d $< \
 		$(FUZZ_EXTRA_fuzz_$*) $(FUZZ_CORE_LIB) -ljson-c -lzstd -lm -lpthread -o $@
+	$(Q)$(dep_source)
 
 $(FUZZ_DIR)/tests/%: tests/unit/%.c $(FUZZ_CORE_LIB)
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SAN) -MMD -MP -MF $@.d $< $(FUZZ_CORE_LIB) \
 		-lcmocka -ljson-c -lzstd -lm -lpthread -o $@
+	$(Q)$(dep_source)
 
 fuzz-build: $(FUZZ_BINS) $(FUZZ_UNIT_BINS)
 
