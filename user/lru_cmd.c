@@ -13,7 +13,6 @@
 #include "cmd.h"
 #include "lib/env.h"
 #include "lru/lru_load.h"
-#include "lru/lru_probes.h"
 #include "lrutrace/lru_recorder.h"
 #include "lru/lru_report.h"
 #include "lru/lru_selfcost.h"
@@ -170,11 +169,11 @@ static int print_probes(const struct lru_opts *o, const struct lru_hooks *h,
 	struct json_object *j;
 
 	if (o->common.json) {
-		j = lru_probes_json(h, loaded);
+		j = lru_hooks_json(h, loaded);
 		/* main's stdout check says why, once */
 		return json_out_print(stdout, j, JSON_OUT_LINE) ? 1 : 0;
 	}
-	lru_probes_print(stdout, h, loaded);
+	lru_hooks_print(stdout, h, loaded);
 	return 0;
 }
 

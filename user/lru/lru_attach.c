@@ -16,7 +16,6 @@
 #include "lib/ticker.h"
 #include "lru.skel.h"
 #include "lru/lru_kernel.h"
-#include "lru/lru_figures.h"
 #include "lru/lru_load.h"
 #include "lib/probe_status.h"
 
@@ -267,7 +266,7 @@ retry:
 		return err;
 	}
 	snprintf(s->hooks.hook, sizeof(s->hooks.hook), "raw_tp:bhtune_lookup");
-	lru_figures_bhtune(&s->hooks, o, n);
+	lru_hooks_bhtune(&s->hooks, o, n);
 	return 0;
 }
 
@@ -681,11 +680,11 @@ retry:
 	snprintf(s->hooks.hook, sizeof(s->hooks.hook), "%s:%s%s%s",
 		 fentry ? "fentry" : "kprobe", t->func, t->func2 ? "+" : "",
 		 t->func2 ? t->func2 : "");
-	lru_figures_lookups(&s->hooks, o, fentry, s->hooks.hook +
-			    strlen(fentry ? "fentry:" : "kprobe:"));
+	lru_hooks_lookups(&s->hooks, o, fentry, s->hooks.hook +
+			  strlen(fentry ? "fentry:" : "kprobe:"));
 	if (solo_ok)
-		lru_figures_lookup_proof(&s->hooks, t->func, t->func2, solo,
-					 solo_why);
+		lru_hooks_lookup_proof(&s->hooks, t->func, t->func2, solo,
+				       solo_why);
 	attach_optional(s, plan.watch_fentry ? HOOK_FENTRY : HOOK_KPROBE, sym,
 			plan.optional, optional_why);
 	return 0;
@@ -740,7 +739,7 @@ static int try_tracepoint(struct lru_session *s, const struct lru_load_opts *o,
 	if (err)
 		return err;
 	snprintf(s->hooks.hook, sizeof(s->hooks.hook), "tracepoint:block:block_touch_buffer");
-	lru_figures_tracepoint(&s->hooks, o);
+	lru_hooks_tracepoint(&s->hooks, o);
 	return 0;
 }
 
