@@ -12,7 +12,7 @@
 #include "lib/cli.h"
 #include "cmd.h"
 #include "lib/env.h"
-#include "lru/lru_load.h"
+#include "lru/lru_session.h"
 #include "lrutrace/lru_recorder.h"
 #include "lru/lru_report.h"
 #include "lru/lru_selfcost.h"
@@ -207,7 +207,7 @@ static int read_snapshot(void *arg, void *out)
 	struct lru_snapshot *snap = out;
 
 	snap->nr_cpus = l->s->nr_cpus;
-	return lru_read_snapshot(l->s, snap);
+	return lru_session_read(l->s, snap);
 }
 
 static int report(void *arg, const void *cur, const void *prev,
@@ -258,7 +258,7 @@ static uint64_t events_lost(struct lru_session *s)
 	struct lru_snapshot snap = { .nr_cpus = s->nr_cpus };
 	struct lru_cpu_counters c = {};
 
-	if (!lru_read_snapshot(s, &snap))
+	if (!lru_session_read(s, &snap))
 		lru_snapshot_counters_total(&snap, &c);
 	lru_snapshot_free(&snap);
 	return c.events_lost;
@@ -326,11 +326,11 @@ int cmd_lru(int argc, char **argv)
 		.trace_bytes = o.trace_mb << 20,
 		.mode = o.mode,
 	};
-	err = lru_load(&s, &lo);
+	err = lru_session_open(&s, &lo);
 	if (o.probes) {
 		stop_signals_restore(&setup_mask);
 		err = print_probes(&o, &s.hooks, !err);
-		lru_unload(&s);
+		lru_session_close(&s);
 		lru_selfcost_disable(&cost);
 		return err;
 	}
@@ -346,7 +346,8 @@ int cmd_lru(int argc, char **argv)
 			.raw_bits = true,
 		};
 
-		err = lru_recorder_start(&rec, lru_events_fd(&s), o.trace, &tp);
+		err = lru_recorder_start(&rec, lru_session_events_fd(&s),
+					 o.trace, &tp);
 		if (err) {
 			errmsg("cannot record to %s: %s",
 			       o.trace, lru_trace_create_strerror(err));
@@ -364,7 +365,7 @@ int cmd_lru(int argc, char **argv)
 		err = finish_trace(&o, &s, &rec) ?: err;
 out:
 	stop_signals_restore(&setup_mask);
-	lru_unload(&s);
+	lru_session_close(&s);
 	lru_selfcost_disable(&cost);
 	return err ? 1 : 0;
 }

@@ -16,7 +16,7 @@
 #include "lib/ticker.h"
 #include "lru.skel.h"
 #include "lru/lru_kernel.h"
-#include "lru/lru_load.h"
+#include "lru/lru_session.h"
 #include "lib/probe_status.h"
 
 /*
@@ -448,7 +448,7 @@ static void lookup_progs_autoload(const struct lookup_progs *p,
 
 /*
  * solo: func's exit proves its lookups alone; its entry takes its slot,
- * for lru_check_preempt() to attach.
+ * for lru_session_recheck_preempt() to attach.
  */
 static int lookup_progs_attach(struct lru_session *s, bool fentry,
 			       const struct lookup_progs *p,
@@ -502,7 +502,7 @@ static bool preempt_switches_none(struct lru_session *s, bool watch,
 	       !(s->skel->bss->solo_off & LRU_SOLO_SWITCHED);
 }
 
-void lru_check_preempt(struct lru_session *s)
+void lru_session_recheck_preempt(struct lru_session *s)
 {
 	struct utsname u;
 	char why[200], at[16];
@@ -676,7 +676,7 @@ retry:
 	 * Shows each CPU's LRU to the probe before its first lookup there.
 	 * Best effort: where it fails, that CPU's first lookup is unsynced.
 	 */
-	lru_run_on_each_cpu(s, s->skel->progs.prime_shadow);
+	lru_session_run_on_each_cpu(s, s->skel->progs.prime_shadow);
 	snprintf(s->hooks.hook, sizeof(s->hooks.hook), "%s:%s%s%s",
 		 fentry ? "fentry" : "kprobe", t->func, t->func2 ? "+" : "",
 		 t->func2 ? t->func2 : "");
@@ -758,7 +758,7 @@ static bool wanted(const struct lru_load_opts *o, enum lru_mode m)
 	return o->mode == LRU_MODE_AUTO || o->mode == m;
 }
 
-int lru_load(struct lru_session *s, const struct lru_load_opts *o)
+int lru_session_open(struct lru_session *s, const struct lru_load_opts *o)
 {
 	struct lru_symbols sym = {};
 	struct lookup_target t = {};
@@ -863,7 +863,7 @@ fail:
 	return err;
 }
 
-bool lru_check_owner(struct lru_session *s)
+bool lru_session_recheck_owner(struct lru_session *s)
 {
 	struct lru_owner now;
 	char was[200], is[200], at[16];
@@ -895,7 +895,7 @@ bool lru_check_owner(struct lru_session *s)
 	return false;
 }
 
-void lru_unload(struct lru_session *s)
+void lru_session_close(struct lru_session *s)
 {
 	if (s->skel)
 		drop_skel(s);

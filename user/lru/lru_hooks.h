@@ -82,8 +82,8 @@ struct lru_hooks {
 bool lru_hooks_classify(const struct lru_hooks *h);
 
 /*
- * The figures' sources and reasons, per hook kind: lru_load() sets
- * them as it chooses the hooks.
+ * The figures' sources and reasons, per hook kind: lru_session_open()
+ * sets them as it chooses the hooks.
  */
 
 /* bhtune.ko's tracepoints give everything; lru_size is its parameter. */
@@ -108,7 +108,7 @@ void lru_hooks_tracepoint(struct lru_hooks *h, const struct lru_load_opts *o);
 /*
  * `bhscope lru --probes`: which hook each figure comes from on this
  * kernel, and why any figure or hook kind is missing. loaded:
- * lru_load() succeeded (else only the reasons are known).
+ * lru_session_open() succeeded (else only the reasons are known).
  */
 #define LRU_PROBES_JSON_SCHEMA "bhscope.lru-probes/1"
 

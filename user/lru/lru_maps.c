@@ -13,15 +13,16 @@
 #include "lib/prog_misses.h"
 #include "lib/ticker.h"
 #include "lru.skel.h"
-#include "lru/lru_load.h"
+#include "lru/lru_session.h"
 
 /* Runs prog (raw_tp) on each CPU, in an IPI; an offline CPU is skipped. */
-void lru_run_on_each_cpu(struct lru_session *s, struct bpf_program *prog)
+void lru_session_run_on_each_cpu(struct lru_session *s,
+				 struct bpf_program *prog)
 {
 	bpf_run_on_each_cpu(bpf_program__fd(prog), s->nr_cpus);
 }
 
-int lru_events_fd(const struct lru_session *s)
+int lru_session_events_fd(const struct lru_session *s)
 {
 	return bpf_map__fd(s->skel->maps.events);
 }
@@ -188,7 +189,7 @@ static void react_to_misses(struct lru_session *s, const struct lru_snapshot *sn
 	}
 }
 
-int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
+int lru_session_read(struct lru_session *s, struct lru_snapshot *snap)
 {
 	int stats_fd = bpf_map__fd(s->skel->maps.dev_stats);
 	int counters_fd = bpf_map__fd(s->skel->maps.cpu_counters);
@@ -198,7 +199,7 @@ int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
 	int err;
 
 	snap->nr_cpus = s->nr_cpus;
-	lru_check_preempt(s);
+	lru_session_recheck_preempt(s);
 	percpu = calloc(s->nr_cpus, sizeof(*percpu));
 	counters = calloc(s->nr_cpus, sizeof(*counters));
 	runs = calloc(s->nr_cpus, sizeof(*runs));
@@ -234,7 +235,7 @@ out:
 	free(counters);
 	free(runs);
 	/* after the counts: a change before them is in this read's mark */
-	lru_check_owner(s);
+	lru_session_recheck_owner(s);
 	return err;
 }
 
@@ -274,15 +275,15 @@ static int forget_buckets(struct lru_session *s, dev_present_fn present,
 	free(states);
 	for (int i = 0; i < nr_gone; i++) {
 		s->skel->bss->forget_owner = gone[i];
-		lru_run_on_each_cpu(s, s->skel->progs.forget_device);
+		lru_session_run_on_each_cpu(s, s->skel->progs.forget_device);
 	}
 	s->skel->bss->forget_owner = 0;
 	free(gone);
 	return 0;
 }
 
-int lru_forget_devices(struct lru_session *s, dev_present_fn present,
-		       void *arg)
+int lru_session_forget_devices(struct lru_session *s, dev_present_fn present,
+			       void *arg)
 {
 	int fd = bpf_map__fd(s->skel->maps.dev_stats);
 	__u32 key, next, *prev = NULL, drop[BHSCOPE_MAX_DEVS];

@@ -26,7 +26,7 @@ void record_lru_start(struct record_lru *r, uint32_t kdev, int whatif,
 				    .mode = LRU_MODE_AUTO };
 
 	memset(r, 0, sizeof(*r));
-	if (lru_load(&r->session, &lo)) {
+	if (lru_session_open(&r->session, &lo)) {
 		why_not(&r->session.hooks, st);
 		return;
 	}
@@ -38,7 +38,7 @@ void record_lru_start(struct record_lru *r, uint32_t kdev, int whatif,
 static void read_snapshot(struct record_lru *r, struct lru_snapshot *s)
 {
 	*s = (struct lru_snapshot){ .nr_cpus = r->session.nr_cpus };
-	if (lru_read_snapshot(&r->session, s))
+	if (lru_session_read(&r->session, s))
 		errmsg("reading the LRU maps failed; this run's LRU figures may be short");
 }
 
@@ -78,6 +78,6 @@ void record_lru_stop(struct record_lru *r)
 {
 	lru_snapshot_free(&r->before);
 	if (r->loaded)
-		lru_unload(&r->session);
+		lru_session_close(&r->session);
 	r->loaded = false;
 }
