@@ -13,6 +13,7 @@
 #include <sys/utsname.h>
 
 #include "lib/env.h"
+#include "lib/errmsg.h"
 #include "lib/ticker.h"
 #include "lru.skel.h"
 #include "lru/lru_kernel.h"
@@ -529,15 +530,13 @@ void lru_session_recheck_preempt(struct lru_session *s)
 	if (err) {
 		probe_reason(why, sizeof(why), "fentry", "__find_get_block",
 			     err);
-		fprintf(stderr,
-			"bhscope: %s the preemption model was switched and the lookup's entry probe cannot attach: %s; every lookup is unsynced from now on\n",
-			at, why);
+		errmsg("%s the preemption model was switched and the lookup's entry probe cannot attach: %s; every lookup is unsynced from now on",
+		       at, why);
 		s->solo_entry = -1;
 		return;
 	}
-	fprintf(stderr,
-		"bhscope: %s the preemption model was switched%s: the lookup's entry probe is attached now, and the lookups in between are counted unsynced\n",
-		at, watched ? " unseen" : "");
+	errmsg("%s the preemption model was switched%s: the lookup's entry probe is attached now, and the lookups in between are counted unsynced",
+	       at, watched ? " unseen" : "");
 	probe_status_from(&s->hooks.fig[LRU_FIG_LOOKUPS],
 			  "fentry+fexit %s, the entry since %s (the preemption model was switched: lookups before it unsynced)",
 			  s->hooks.hook + strlen("fentry:"), at);
@@ -746,11 +745,15 @@ static int try_tracepoint(struct lru_session *s, const struct lru_load_opts *o,
 /* One line: why every mode that was tried failed. */
 static void print_failure(const struct lru_session *s)
 {
-	fprintf(stderr, "bhscope: cannot trace the buffer-head LRU:");
+	char line[LRU_NR_MODES * (sizeof(s->hooks.tried[0]) + 16)] = "";
+	size_t n = 0;
+
 	for (int m = LRU_MODE_BHTUNE; m < LRU_NR_MODES; m++)
 		if (s->hooks.tried[m][0])
-			fprintf(stderr, " %s: %s;", lru_mode_names[m], s->hooks.tried[m]);
-	fprintf(stderr, " run 'bhscope lru --probes' for details\n");
+			n += snprintf(line + n, sizeof(line) - n, " %s: %s;",
+				      lru_mode_names[m], s->hooks.tried[m]);
+	errmsg("cannot trace the buffer-head LRU:%s run 'bhscope lru --probes' for details",
+	       line);
 }
 
 static bool wanted(const struct lru_load_opts *o, enum lru_mode m)
@@ -770,8 +773,8 @@ int lru_session_open(struct lru_session *s, const struct lru_load_opts *o)
 	s->solo_entry = -1;
 	s->nr_cpus = libbpf_num_possible_cpus();
 	if (s->nr_cpus <= 0) {
-		fprintf(stderr, "bhscope: cannot count the possible CPUs: %s\n",
-			strerror(-s->nr_cpus));
+		errmsg("cannot count the possible CPUs: %s",
+		       strerror(-s->nr_cpus));
 		return s->nr_cpus ?: -EINVAL;
 	}
 	lru_owner_read(&lru_owner_sysfs, &s->owner);
@@ -890,8 +893,8 @@ bool lru_session_recheck_owner(struct lru_session *s)
 			 at, lru_owner_describe(&now, is, sizeof(is)),
 			 lru_owner_describe(&s->owner, was, sizeof(was)),
 			 lru_mode_names[s->hooks.mode]);
-	fprintf(stderr, "bhscope: %s; no LRU figure holds from this interval on\n",
-		s->hooks.unavailable);
+	errmsg("%s; no LRU figure holds from this interval on",
+	       s->hooks.unavailable);
 	return false;
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "lib/bpf_on_cpus.h"
+#include "lib/errmsg.h"
 #include "lib/prog_misses.h"
 #include "lib/ticker.h"
 #include "lru.skel.h"
@@ -183,9 +184,8 @@ static void react_to_misses(struct lru_session *s, const struct lru_snapshot *sn
 	if (snap->emptied_misses &&
 	    __atomic_exchange_n(&s->skel->bss->emptied_watched, 0, __ATOMIC_SEQ_CST)) {
 		ticker_timestamp(at, sizeof(at));
-		fprintf(stderr,
-			"bhscope: %s the kernel skipped %llu runs of the probes that watch LRUs being emptied: a slot-0 hit in an LRU of one entry is unsynced from now on\n",
-			at, (unsigned long long)snap->emptied_misses);
+		errmsg("%s the kernel skipped %llu runs of the probes that watch LRUs being emptied: a slot-0 hit in an LRU of one entry is unsynced from now on",
+		       at, (unsigned long long)snap->emptied_misses);
 	}
 }
 
