@@ -385,7 +385,8 @@ static void attach_optional(struct lru_session *s, enum hook_kind kind,
 /*
  * Livepatch transitions, counted (livepatch_gen): whoever runs the lookup
  * may change and change back between two reads. Best effort: without it
- * the owner is still read from /sys/kernel/livepatch at every read.
+ * the owner is still read from /sys/kernel/livepatch after every read
+ * (lru_session_recheck_owner()).
  */
 static void attach_livepatch_watch(struct lru_session *s,
 				   enum hook_kind kind)
@@ -902,14 +903,4 @@ void lru_session_close(struct lru_session *s)
 {
 	if (s->skel)
 		drop_skel(s);
-}
-
-int lru_session_lru_size(const struct lru_session *s)
-{
-	int n;
-
-	if (s->hooks.mode != LRU_MODE_BHTUNE)
-		return s->hooks.lru_size;
-	n = lru_bhtune_lru_size();
-	return n > 0 ? n : s->hooks.lru_size;
 }

@@ -9,24 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lib/bpf_on_cpus.h"
 #include "lib/errmsg.h"
 #include "lib/prog_misses.h"
 #include "lib/ticker.h"
 #include "lru.skel.h"
 #include "lru/lru_session.h"
-
-/* Runs prog (raw_tp) on each CPU, in an IPI; an offline CPU is skipped. */
-void lru_session_run_on_each_cpu(struct lru_session *s,
-				 struct bpf_program *prog)
-{
-	bpf_run_on_each_cpu(bpf_program__fd(prog), s->nr_cpus);
-}
-
-int lru_session_events_fd(const struct lru_session *s)
-{
-	return bpf_map__fd(s->skel->maps.events);
-}
 
 /* One CPU's value in a per-CPU map's copy: values are 8-byte aligned. */
 static size_t cpu_state_stride(const struct lru_session *s)
@@ -199,7 +186,6 @@ int lru_session_read(struct lru_session *s, struct lru_snapshot *snap)
 	int err;
 
 	snap->nr_cpus = s->nr_cpus;
-	lru_session_recheck_preempt(s);
 	percpu = calloc(s->nr_cpus, sizeof(*percpu));
 	counters = calloc(s->nr_cpus, sizeof(*counters));
 	runs = calloc(s->nr_cpus, sizeof(*runs));
@@ -234,8 +220,6 @@ out:
 	free(percpu);
 	free(counters);
 	free(runs);
-	/* after the counts: a change before them is in this read's mark */
-	lru_session_recheck_owner(s);
 	return err;
 }
 

@@ -76,25 +76,33 @@ void lru_session_close(struct lru_session *s);
 int lru_session_lru_size(const struct lru_session *s);
 
 /*
- * Where the lookup's exit probe proves it alone: attaches its entry probe
- * if the preemption model was switched or allows a switch inside the
- * lookup now (lru_session_read() calls it every interval). Lookups from
- * the switch to the attach are unsynced: the exit sees the switch.
+ * A read attaches and changes nothing: whoever reads a session rechecks
+ * it around each read, in this order,
+ *
+ *	lru_session_recheck_preempt(s);
+ *	err = lru_session_read(s, &snap);
+ *	lru_session_recheck_owner(s);
+ *
+ * the owner after the counts, so a read whose counts may mix two owners
+ * is marked (the recheck runs whether or not the read failed).
+ */
+
+/*
+ * Before a read. Where the lookup's exit probe proves it alone: attaches
+ * its entry probe if the preemption model was switched or allows a
+ * switch inside the lookup now. Lookups from the switch to the attach are
+ * unsynced: the exit sees the switch.
  */
 void lru_session_recheck_preempt(struct lru_session *s);
 
 /*
- * Whether the lookup's owner is still the one the hooks were chosen for
- * (lru_session_read() asks after every read). If not, it sets
- * s->hooks.unavailable, says so on stderr once, and returns false.
+ * After a read: whether the lookup's owner is still the one the hooks
+ * were chosen for. If not, it sets s->hooks.unavailable, says so on
+ * stderr once, and returns false.
  */
 bool lru_session_recheck_owner(struct lru_session *s);
 
-/*
- * Reads every device and the per-CPU counters (snap->nr_cpus is set);
- * then lru_session_recheck_owner(), so a read whose counts may mix two
- * owners is marked.
- */
+/* Reads every device and the per-CPU counters (snap->nr_cpus is set). */
 int lru_session_read(struct lru_session *s, struct lru_snapshot *snap);
 
 /*

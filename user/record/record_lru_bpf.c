@@ -37,8 +37,13 @@ void record_lru_start(struct record_lru *r, uint32_t kdev, int whatif,
 
 static void read_snapshot(struct record_lru *r, struct lru_snapshot *s)
 {
+	int err;
+
 	*s = (struct lru_snapshot){ .nr_cpus = r->session.nr_cpus };
-	if (lru_session_read(&r->session, s))
+	lru_session_recheck_preempt(&r->session);
+	err = lru_session_read(&r->session, s);
+	lru_session_recheck_owner(&r->session);
+	if (err)
 		errmsg("reading the LRU maps failed; this run's LRU figures may be short");
 }
 

@@ -172,11 +172,14 @@ static void lru_collect(struct serve_source *src, const struct serve_view *v,
 	char (*names)[SERVE_DEVNAME_LEN] = NULL;
 	struct serve_lru_row *rows = NULL;
 	struct serve_view lv = *v;
-	int nr;
+	int nr, err;
 
 	/* The tracer counts every possible CPU; so do its rows. */
 	lv.nr_cpus = v->nr_cpus < p->sess.nr_cpus ? v->nr_cpus : p->sess.nr_cpus;
-	if (lru_session_read(&p->sess, &snap))
+	lru_session_recheck_preempt(&p->sess);
+	err = lru_session_read(&p->sess, &snap);
+	lru_session_recheck_owner(&p->sess);
+	if (err)
 		goto oom;
 	names = calloc(snap.nr_devs + 1, sizeof(*names));
 	rows = calloc((size_t)(snap.nr_devs + 1) * (v->per_cpu ? lv.nr_cpus : 1),
