@@ -210,7 +210,7 @@ static int read_snapshot(void *arg, void *out)
 	snap->nr_cpus = l->s->nr_cpus;
 	lru_session_recheck_preempt(l->s);
 	err = lru_session_read(l->s, snap);
-	lru_session_recheck_owner(l->s);
+	lru_session_recheck_owner(l->s, snap);
 	return err;
 }
 
@@ -218,6 +218,7 @@ static int report(void *arg, const void *cur, const void *prev,
 		  double elapsed_s, bool final)
 {
 	struct lru_live *l = arg;
+	struct lru_report_ctx ctx;
 	struct lru_snapshot delta;
 	int err = lru_snapshot_delta(&delta, cur, prev);
 
@@ -225,14 +226,17 @@ static int report(void *arg, const void *cur, const void *prev,
 		return err;
 	l->ctx.elapsed_s = elapsed_s;
 	l->ctx.final = final;
-	l->ctx.lru_size = lru_session_lru_size(l->s);
 	if (l->cost && lru_selfcost_read(l->cost, l->s) == 0)
 		l->ctx.selfcost = l->cost;
+	/* the LRU's size and hooks as of the read */
+	ctx = l->ctx;
+	ctx.lru_size = delta.lru_size;
+	ctx.hooks = &delta.hooks;
 	if (l->o->common.json)
-		err = json_out_print(stdout, lru_report_json(&l->ctx, &delta),
+		err = json_out_print(stdout, lru_report_json(&ctx, &delta),
 				     JSON_OUT_LINE) ? INTERVAL_LOOP_OUTPUT_FAILED : 0;
 	else
-		lru_report_text(stdout, &l->ctx, &delta);
+		lru_report_text(stdout, &ctx, &delta);
 	lru_snapshot_free(&delta);
 	return err;
 }
@@ -246,7 +250,6 @@ static int trace_loop(const struct lru_opts *o, struct lru_session *s,
 			.per_cpu = o->common.per_cpu,
 			.timestamps = o->common.timestamps,
 			.whatif = lru_hooks_classify(&s->hooks) ? o->whatif : 0,
-			.hooks = &s->hooks,
 		},
 	};
 
@@ -266,7 +269,7 @@ static uint64_t events_lost(struct lru_session *s)
 	/* rechecked as every read is: the messages of a change, if any */
 	lru_session_recheck_preempt(s);
 	err = lru_session_read(s, &snap);
-	lru_session_recheck_owner(s);
+	lru_session_recheck_owner(s, &snap);
 	if (!err)
 		lru_snapshot_counters_total(&snap, &c);
 	lru_snapshot_free(&snap);

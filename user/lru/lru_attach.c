@@ -867,7 +867,7 @@ fail:
 	return err;
 }
 
-bool lru_session_recheck_owner(struct lru_session *s)
+static bool owner_holds(struct lru_session *s)
 {
 	struct lru_owner now;
 	char was[200], is[200], at[16];
@@ -897,6 +897,17 @@ bool lru_session_recheck_owner(struct lru_session *s)
 	errmsg("%s; no LRU figure holds from this interval on",
 	       s->hooks.unavailable);
 	return false;
+}
+
+bool lru_session_recheck_owner(struct lru_session *s,
+			       struct lru_snapshot *snap)
+{
+	bool holds = owner_holds(s);
+
+	if (snap)
+		memcpy(snap->hooks.unavailable, s->hooks.unavailable,
+		       sizeof(snap->hooks.unavailable));
+	return holds;
 }
 
 void lru_session_close(struct lru_session *s)

@@ -220,6 +220,9 @@ out:
 	free(percpu);
 	free(counters);
 	free(runs);
+	/* after the counts, as a report of them would ask */
+	snap->lru_size = lru_session_lru_size(s);
+	snap->hooks = s->hooks;
 	return err;
 }
 

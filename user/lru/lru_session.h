@@ -72,7 +72,10 @@ int lru_session_open(struct lru_session *s, const struct lru_load_opts *opts);
 
 void lru_session_close(struct lru_session *s);
 
-/* The current LRU size (bhtune's may change at run time). */
+/*
+ * The current LRU size (bhtune's may change at run time): each snapshot
+ * has it, as of its read.
+ */
 int lru_session_lru_size(const struct lru_session *s);
 
 /*
@@ -81,7 +84,7 @@ int lru_session_lru_size(const struct lru_session *s);
  *
  *	lru_session_recheck_preempt(s);
  *	err = lru_session_read(s, &snap);
- *	lru_session_recheck_owner(s);
+ *	lru_session_recheck_owner(s, &snap);
  *
  * the owner after the counts, so a read whose counts may mix two owners
  * is marked (the recheck runs whether or not the read failed).
@@ -97,12 +100,18 @@ void lru_session_recheck_preempt(struct lru_session *s);
 
 /*
  * After a read: whether the lookup's owner is still the one the hooks
- * were chosen for. If not, it sets s->hooks.unavailable, says so on
- * stderr once, and returns false.
+ * were chosen for. If not, it sets s->hooks.unavailable, and that of the
+ * snapshot just read (snap, or NULL), says so on stderr once, and
+ * returns false.
  */
-bool lru_session_recheck_owner(struct lru_session *s);
+bool lru_session_recheck_owner(struct lru_session *s,
+			       struct lru_snapshot *snap);
 
-/* Reads every device and the per-CPU counters (snap->nr_cpus is set). */
+/*
+ * Reads every device and the per-CPU counters (snap->nr_cpus is set),
+ * then the LRU's size and a copy of the hooks, so the reports read the
+ * snapshot alone.
+ */
 int lru_session_read(struct lru_session *s, struct lru_snapshot *snap);
 
 /*

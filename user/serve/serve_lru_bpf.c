@@ -178,7 +178,7 @@ static void lru_collect(struct serve_source *src, const struct serve_view *v,
 	lv.nr_cpus = v->nr_cpus < p->sess.nr_cpus ? v->nr_cpus : p->sess.nr_cpus;
 	lru_session_recheck_preempt(&p->sess);
 	err = lru_session_read(&p->sess, &snap);
-	lru_session_recheck_owner(&p->sess);
+	lru_session_recheck_owner(&p->sess, &snap);
 	if (err)
 		goto oom;
 	names = calloc(snap.nr_devs + 1, sizeof(*names));
@@ -187,8 +187,7 @@ static void lru_collect(struct serve_source *src, const struct serve_view *v,
 	if (!names || !rows)
 		goto oom;
 	nr = build_rows(&lv, &snap, rows, names);
-	serve_lru_write(out, &p->sess.hooks, lru_session_lru_size(&p->sess),
-			&lv, &snap, rows, nr);
+	serve_lru_write(out, &lv, &snap, rows, nr);
 	goto out;
 oom:
 	out->oom = true;
@@ -214,7 +213,7 @@ static bool lru_stale(struct serve_source *src)
 {
 	struct lru_priv *p = src->priv;
 
-	return p->loaded && !lru_session_recheck_owner(&p->sess);
+	return p->loaded && !lru_session_recheck_owner(&p->sess, NULL);
 }
 
 static const struct serve_source_ops lru_ops = {
