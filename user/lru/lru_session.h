@@ -5,11 +5,12 @@
  * (record, serve), as jbd2_load.h is for jbd2. Its functions are
  * lru_session_*().
  *
- * The hooks (lru_hooks.h) are chosen by really loading and attaching them,
- * best first (lru_attach.c); the maps are read by lru_maps.c. The lookup
- * is find_get_block_common where it exists (6.15+, 6.12.31+), else
+ * The hooks (struct lru_hooks) are chosen by really loading and attaching
+ * them, best first (lru_session_open()); the maps are read by
+ * lru_session_read(), which attaches nothing. The lookup is
+ * find_get_block_common where it exists (6.15+, 6.12.31+), else
  * __find_get_block. Each figure records where it came from, or why it is
- * missing (--probes prints that).
+ * missing (--probes prints that: lru_hooks_print()).
  */
 #ifndef BHSCOPE_LRU_SESSION_H
 #define BHSCOPE_LRU_SESSION_H
