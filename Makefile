@@ -57,12 +57,12 @@ CMD_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(CMD_SRCS))
 LIB_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 # The modules that need libbpf or libmicrohttpd, themselves or through
 # another, say so in their names: *bpf*.c (bpf_on_cpus.c, lru_kernel_bpf.c,
-# serve_lru_bpf.c), *_http.c, a tracer's session (*_load.c, *_attach.c,
-# *_maps.c) and the engines that run tracers (*_run.c). The rest (pure code
-# over plain data) is libbhscope-core.a, which the unit tests link alone;
-# core-links-alone proves the names right.
-KERNEL_SRCS	:= $(wildcard $(foreach p,*bpf*.c *_http.c *_load.c *_attach.c \
-		   *_maps.c *_run.c,user/*/$(p)))
+# serve_lru_bpf.c), *_http.c, a tracer's session (*_session.c, *_load.c,
+# *_attach.c, *_maps.c) and the engines that run tracers (*_run.c). The
+# rest (pure code over plain data) is libbhscope-core.a, which the unit
+# tests link alone; core-links-alone proves the names right.
+KERNEL_SRCS	:= $(wildcard $(foreach p,*bpf*.c *_http.c *_session.c *_load.c \
+		   *_attach.c *_maps.c *_run.c,user/*/$(p)))
 KERNEL_OBJS	:= $(patsubst %.c,$(OUTPUT)/%.o,$(KERNEL_SRCS))
 CORE_OBJS	:= $(filter-out $(KERNEL_OBJS),$(LIB_OBJS))
 CORE_LIB	:= $(OUTPUT)/libbhscope-core.a

@@ -12,8 +12,7 @@
 #include "lib/cli.h"
 #include "cmd.h"
 #include "lib/env.h"
-#include "lru/lru_load.h"
-#include "lru/lru_probes.h"
+#include "lru/lru_session.h"
 #include "lrutrace/lru_recorder.h"
 #include "lru/lru_report.h"
 #include "lru/lru_selfcost.h"
@@ -170,11 +169,11 @@ static int print_probes(const struct lru_opts *o, const struct lru_hooks *h,
 	struct json_object *j;
 
 	if (o->common.json) {
-		j = lru_probes_json(h, loaded);
+		j = lru_hooks_json(h, loaded);
 		/* main's stdout check says why, once */
 		return json_out_print(stdout, j, JSON_OUT_LINE) ? 1 : 0;
 	}
-	lru_probes_print(stdout, h, loaded);
+	lru_hooks_print(stdout, h, loaded);
 	return 0;
 }
 
@@ -206,15 +205,20 @@ static int read_snapshot(void *arg, void *out)
 {
 	struct lru_live *l = arg;
 	struct lru_snapshot *snap = out;
+	int err;
 
 	snap->nr_cpus = l->s->nr_cpus;
-	return lru_read_snapshot(l->s, snap);
+	lru_session_recheck_preempt(l->s);
+	err = lru_session_read(l->s, snap);
+	lru_session_recheck_owner(l->s, snap);
+	return err;
 }
 
 static int report(void *arg, const void *cur, const void *prev,
 		  double elapsed_s, bool final)
 {
 	struct lru_live *l = arg;
+	struct lru_report_ctx ctx;
 	struct lru_snapshot delta;
 	int err = lru_snapshot_delta(&delta, cur, prev);
 
@@ -222,14 +226,17 @@ static int report(void *arg, const void *cur, const void *prev,
 		return err;
 	l->ctx.elapsed_s = elapsed_s;
 	l->ctx.final = final;
-	l->ctx.lru_size = lru_session_lru_size(l->s);
 	if (l->cost && lru_selfcost_read(l->cost, l->s) == 0)
 		l->ctx.selfcost = l->cost;
+	/* the LRU's size and hooks as of the read */
+	ctx = l->ctx;
+	ctx.lru_size = delta.lru_size;
+	ctx.hooks = &delta.hooks;
 	if (l->o->common.json)
-		err = json_out_print(stdout, lru_report_json(&l->ctx, &delta),
+		err = json_out_print(stdout, lru_report_json(&ctx, &delta),
 				     JSON_OUT_LINE) ? INTERVAL_LOOP_OUTPUT_FAILED : 0;
 	else
-		lru_report_text(stdout, &l->ctx, &delta);
+		lru_report_text(stdout, &ctx, &delta);
 	lru_snapshot_free(&delta);
 	return err;
 }
@@ -243,7 +250,6 @@ static int trace_loop(const struct lru_opts *o, struct lru_session *s,
 			.per_cpu = o->common.per_cpu,
 			.timestamps = o->common.timestamps,
 			.whatif = lru_hooks_classify(&s->hooks) ? o->whatif : 0,
-			.hooks = &s->hooks,
 		},
 	};
 
@@ -258,8 +264,13 @@ static uint64_t events_lost(struct lru_session *s)
 {
 	struct lru_snapshot snap = { .nr_cpus = s->nr_cpus };
 	struct lru_cpu_counters c = {};
+	int err;
 
-	if (!lru_read_snapshot(s, &snap))
+	/* rechecked as every read is: the messages of a change, if any */
+	lru_session_recheck_preempt(s);
+	err = lru_session_read(s, &snap);
+	lru_session_recheck_owner(s, &snap);
+	if (!err)
 		lru_snapshot_counters_total(&snap, &c);
 	lru_snapshot_free(&snap);
 	return c.events_lost;
@@ -327,11 +338,11 @@ int cmd_lru(int argc, char **argv)
 		.trace_bytes = o.trace_mb << 20,
 		.mode = o.mode,
 	};
-	err = lru_load(&s, &lo);
+	err = lru_session_open(&s, &lo);
 	if (o.probes) {
 		stop_signals_restore(&setup_mask);
 		err = print_probes(&o, &s.hooks, !err);
-		lru_unload(&s);
+		lru_session_close(&s);
 		lru_selfcost_disable(&cost);
 		return err;
 	}
@@ -347,7 +358,8 @@ int cmd_lru(int argc, char **argv)
 			.raw_bits = true,
 		};
 
-		err = lru_recorder_start(&rec, lru_events_fd(&s), o.trace, &tp);
+		err = lru_recorder_start(&rec, lru_session_events_fd(&s),
+					 o.trace, &tp);
 		if (err) {
 			errmsg("cannot record to %s: %s",
 			       o.trace, lru_trace_create_strerror(err));
@@ -365,7 +377,7 @@ int cmd_lru(int argc, char **argv)
 		err = finish_trace(&o, &s, &rec) ?: err;
 out:
 	stop_signals_restore(&setup_mask);
-	lru_unload(&s);
+	lru_session_close(&s);
 	lru_selfcost_disable(&cost);
 	return err ? 1 : 0;
 }

@@ -75,9 +75,12 @@ static char *lru_exposition(const struct lru_hooks *h,
 	struct serve_view v = { .nr_cpus = NR_CPUS, .cpu_names = cpus };
 	struct serve_lru_row row = { .s = &snap->devs[0].total };
 	struct prom_buf out = {};
+	struct lru_snapshot read = *snap;	/* shares its devices */
 
+	read.hooks = *h;
+	read.lru_size = 16;
 	prom_labels_add(&row.ls, "device", "loop0");
-	serve_lru_write(&out, h, 16, &v, snap, &row, 1);
+	serve_lru_write(&out, &v, &read, &row, 1);
 	assert_false(out.oom);
 	return out.data;
 }

@@ -13,11 +13,11 @@
 #include <sys/utsname.h>
 
 #include "lib/env.h"
+#include "lib/errmsg.h"
 #include "lib/ticker.h"
 #include "lru.skel.h"
 #include "lru/lru_kernel.h"
-#include "lru/lru_figures.h"
-#include "lru/lru_load.h"
+#include "lru/lru_session.h"
 #include "lib/probe_status.h"
 
 /*
@@ -267,7 +267,7 @@ retry:
 		return err;
 	}
 	snprintf(s->hooks.hook, sizeof(s->hooks.hook), "raw_tp:bhtune_lookup");
-	lru_figures_bhtune(&s->hooks, o, n);
+	lru_hooks_bhtune(&s->hooks, o, n);
 	return 0;
 }
 
@@ -385,7 +385,8 @@ static void attach_optional(struct lru_session *s, enum hook_kind kind,
 /*
  * Livepatch transitions, counted (livepatch_gen): whoever runs the lookup
  * may change and change back between two reads. Best effort: without it
- * the owner is still read from /sys/kernel/livepatch at every read.
+ * the owner is still read from /sys/kernel/livepatch after every read
+ * (lru_session_recheck_owner()).
  */
 static void attach_livepatch_watch(struct lru_session *s,
 				   enum hook_kind kind)
@@ -449,7 +450,7 @@ static void lookup_progs_autoload(const struct lookup_progs *p,
 
 /*
  * solo: func's exit proves its lookups alone; its entry takes its slot,
- * for lru_check_preempt() to attach.
+ * for lru_session_recheck_preempt() to attach.
  */
 static int lookup_progs_attach(struct lru_session *s, bool fentry,
 			       const struct lookup_progs *p,
@@ -503,7 +504,7 @@ static bool preempt_switches_none(struct lru_session *s, bool watch,
 	       !(s->skel->bss->solo_off & LRU_SOLO_SWITCHED);
 }
 
-void lru_check_preempt(struct lru_session *s)
+void lru_session_recheck_preempt(struct lru_session *s)
 {
 	struct utsname u;
 	char why[200], at[16];
@@ -530,15 +531,13 @@ void lru_check_preempt(struct lru_session *s)
 	if (err) {
 		probe_reason(why, sizeof(why), "fentry", "__find_get_block",
 			     err);
-		fprintf(stderr,
-			"bhscope: %s the preemption model was switched and the lookup's entry probe cannot attach: %s; every lookup is unsynced from now on\n",
-			at, why);
+		errmsg("%s the preemption model was switched and the lookup's entry probe cannot attach: %s; every lookup is unsynced from now on",
+		       at, why);
 		s->solo_entry = -1;
 		return;
 	}
-	fprintf(stderr,
-		"bhscope: %s the preemption model was switched%s: the lookup's entry probe is attached now, and the lookups in between are counted unsynced\n",
-		at, watched ? " unseen" : "");
+	errmsg("%s the preemption model was switched%s: the lookup's entry probe is attached now, and the lookups in between are counted unsynced",
+	       at, watched ? " unseen" : "");
 	probe_status_from(&s->hooks.fig[LRU_FIG_LOOKUPS],
 			  "fentry+fexit %s, the entry since %s (the preemption model was switched: lookups before it unsynced)",
 			  s->hooks.hook + strlen("fentry:"), at);
@@ -677,15 +676,15 @@ retry:
 	 * Shows each CPU's LRU to the probe before its first lookup there.
 	 * Best effort: where it fails, that CPU's first lookup is unsynced.
 	 */
-	lru_run_on_each_cpu(s, s->skel->progs.prime_shadow);
+	lru_session_run_on_each_cpu(s, s->skel->progs.prime_shadow);
 	snprintf(s->hooks.hook, sizeof(s->hooks.hook), "%s:%s%s%s",
 		 fentry ? "fentry" : "kprobe", t->func, t->func2 ? "+" : "",
 		 t->func2 ? t->func2 : "");
-	lru_figures_lookups(&s->hooks, o, fentry, s->hooks.hook +
-			    strlen(fentry ? "fentry:" : "kprobe:"));
+	lru_hooks_lookups(&s->hooks, o, fentry, s->hooks.hook +
+			  strlen(fentry ? "fentry:" : "kprobe:"));
 	if (solo_ok)
-		lru_figures_lookup_proof(&s->hooks, t->func, t->func2, solo,
-					 solo_why);
+		lru_hooks_lookup_proof(&s->hooks, t->func, t->func2, solo,
+				       solo_why);
 	attach_optional(s, plan.watch_fentry ? HOOK_FENTRY : HOOK_KPROBE, sym,
 			plan.optional, optional_why);
 	return 0;
@@ -740,18 +739,22 @@ static int try_tracepoint(struct lru_session *s, const struct lru_load_opts *o,
 	if (err)
 		return err;
 	snprintf(s->hooks.hook, sizeof(s->hooks.hook), "tracepoint:block:block_touch_buffer");
-	lru_figures_tracepoint(&s->hooks, o);
+	lru_hooks_tracepoint(&s->hooks, o);
 	return 0;
 }
 
 /* One line: why every mode that was tried failed. */
 static void print_failure(const struct lru_session *s)
 {
-	fprintf(stderr, "bhscope: cannot trace the buffer-head LRU:");
+	char line[LRU_NR_MODES * (sizeof(s->hooks.tried[0]) + 16)] = "";
+	size_t n = 0;
+
 	for (int m = LRU_MODE_BHTUNE; m < LRU_NR_MODES; m++)
 		if (s->hooks.tried[m][0])
-			fprintf(stderr, " %s: %s;", lru_mode_names[m], s->hooks.tried[m]);
-	fprintf(stderr, " run 'bhscope lru --probes' for details\n");
+			n += snprintf(line + n, sizeof(line) - n, " %s: %s;",
+				      lru_mode_names[m], s->hooks.tried[m]);
+	errmsg("cannot trace the buffer-head LRU:%s run 'bhscope lru --probes' for details",
+	       line);
 }
 
 static bool wanted(const struct lru_load_opts *o, enum lru_mode m)
@@ -759,7 +762,7 @@ static bool wanted(const struct lru_load_opts *o, enum lru_mode m)
 	return o->mode == LRU_MODE_AUTO || o->mode == m;
 }
 
-int lru_load(struct lru_session *s, const struct lru_load_opts *o)
+int lru_session_open(struct lru_session *s, const struct lru_load_opts *o)
 {
 	struct lru_symbols sym = {};
 	struct lookup_target t = {};
@@ -771,8 +774,8 @@ int lru_load(struct lru_session *s, const struct lru_load_opts *o)
 	s->solo_entry = -1;
 	s->nr_cpus = libbpf_num_possible_cpus();
 	if (s->nr_cpus <= 0) {
-		fprintf(stderr, "bhscope: cannot count the possible CPUs: %s\n",
-			strerror(-s->nr_cpus));
+		errmsg("cannot count the possible CPUs: %s",
+		       strerror(-s->nr_cpus));
 		return s->nr_cpus ?: -EINVAL;
 	}
 	lru_owner_read(&lru_owner_sysfs, &s->owner);
@@ -864,7 +867,7 @@ fail:
 	return err;
 }
 
-bool lru_check_owner(struct lru_session *s)
+static bool owner_holds(struct lru_session *s)
 {
 	struct lru_owner now;
 	char was[200], is[200], at[16];
@@ -891,23 +894,24 @@ bool lru_check_owner(struct lru_session *s)
 			 at, lru_owner_describe(&now, is, sizeof(is)),
 			 lru_owner_describe(&s->owner, was, sizeof(was)),
 			 lru_mode_names[s->hooks.mode]);
-	fprintf(stderr, "bhscope: %s; no LRU figure holds from this interval on\n",
-		s->hooks.unavailable);
+	errmsg("%s; no LRU figure holds from this interval on",
+	       s->hooks.unavailable);
 	return false;
 }
 
-void lru_unload(struct lru_session *s)
+bool lru_session_recheck_owner(struct lru_session *s,
+			       struct lru_snapshot *snap)
+{
+	bool holds = owner_holds(s);
+
+	if (snap)
+		memcpy(snap->hooks.unavailable, s->hooks.unavailable,
+		       sizeof(snap->hooks.unavailable));
+	return holds;
+}
+
+void lru_session_close(struct lru_session *s)
 {
 	if (s->skel)
 		drop_skel(s);
-}
-
-int lru_session_lru_size(const struct lru_session *s)
-{
-	int n;
-
-	if (s->hooks.mode != LRU_MODE_BHTUNE)
-		return s->hooks.lru_size;
-	n = lru_bhtune_lru_size();
-	return n > 0 ? n : s->hooks.lru_size;
 }

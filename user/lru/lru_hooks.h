@@ -3,7 +3,9 @@
  * What an LRU tracer session runs on, as plain data: the hook kind in use,
  * the lookup's hook, the LRU size, and for each figure where it comes from
  * or why it is missing. Reports, records and the exporter read this, never
- * the libbpf session (struct lru_session) that fills it.
+ * the libbpf session (struct lru_session) that fills it. Here too: the
+ * words each hook kind gives its figures, set as the session chooses its
+ * hooks, and `bhscope lru --probes`, which prints them.
  *
  * The hook kinds, best first:
  *   bhtune     bhtune.ko's tracepoints, when the module owns the LRU
@@ -16,8 +18,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lib/probe_status.h"
+
+struct json_object;
 
 enum lru_mode {
 	LRU_MODE_AUTO,		/* as an option: the best that works */
@@ -75,5 +80,39 @@ struct lru_hooks {
 
 /* True when lookups are classified (not the tracepoint-only mode). */
 bool lru_hooks_classify(const struct lru_hooks *h);
+
+/*
+ * The figures' sources and reasons, per hook kind: lru_session_open()
+ * sets them as it chooses the hooks.
+ */
+
+/* bhtune.ko's tracepoints give everything; lru_size is its parameter. */
+void lru_hooks_bhtune(struct lru_hooks *h, const struct lru_load_opts *o,
+		      int lru_size);
+
+/* fentry/fexit (fentry true) or kprobe/kretprobe on func. */
+void lru_hooks_lookups(struct lru_hooks *h, const struct lru_load_opts *o,
+		       bool fentry, const char *func);
+
+/*
+ * How the lookups of func (which cannot sleep) are proven: by the exit
+ * alone (solo) or with the entry, and why (the preemption model); func2,
+ * if not NULL, always has both.
+ */
+void lru_hooks_lookup_proof(struct lru_hooks *h, const char *func,
+			    const char *func2, bool solo, const char *why);
+
+/* block:block_touch_buffer alone: hits, and the LRU size from BTF. */
+void lru_hooks_tracepoint(struct lru_hooks *h, const struct lru_load_opts *o);
+
+/*
+ * `bhscope lru --probes`: which hook each figure comes from on this
+ * kernel, and why any figure or hook kind is missing. loaded:
+ * lru_session_open() succeeded (else only the reasons are known).
+ */
+#define LRU_PROBES_JSON_SCHEMA "bhscope.lru-probes/1"
+
+void lru_hooks_print(FILE *out, const struct lru_hooks *h, bool loaded);
+struct json_object *lru_hooks_json(const struct lru_hooks *h, bool loaded);
 
 #endif /* BHSCOPE_LRU_HOOKS_H */

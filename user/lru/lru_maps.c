@@ -9,22 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lib/bpf_on_cpus.h"
+#include "lib/errmsg.h"
 #include "lib/prog_misses.h"
 #include "lib/ticker.h"
 #include "lru.skel.h"
-#include "lru/lru_load.h"
-
-/* Runs prog (raw_tp) on each CPU, in an IPI; an offline CPU is skipped. */
-void lru_run_on_each_cpu(struct lru_session *s, struct bpf_program *prog)
-{
-	bpf_run_on_each_cpu(bpf_program__fd(prog), s->nr_cpus);
-}
-
-int lru_events_fd(const struct lru_session *s)
-{
-	return bpf_map__fd(s->skel->maps.events);
-}
+#include "lru/lru_session.h"
 
 /* One CPU's value in a per-CPU map's copy: values are 8-byte aligned. */
 static size_t cpu_state_stride(const struct lru_session *s)
@@ -182,13 +171,12 @@ static void react_to_misses(struct lru_session *s, const struct lru_snapshot *sn
 	if (snap->emptied_misses &&
 	    __atomic_exchange_n(&s->skel->bss->emptied_watched, 0, __ATOMIC_SEQ_CST)) {
 		ticker_timestamp(at, sizeof(at));
-		fprintf(stderr,
-			"bhscope: %s the kernel skipped %llu runs of the probes that watch LRUs being emptied: a slot-0 hit in an LRU of one entry is unsynced from now on\n",
-			at, (unsigned long long)snap->emptied_misses);
+		errmsg("%s the kernel skipped %llu runs of the probes that watch LRUs being emptied: a slot-0 hit in an LRU of one entry is unsynced from now on",
+		       at, (unsigned long long)snap->emptied_misses);
 	}
 }
 
-int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
+int lru_session_read(struct lru_session *s, struct lru_snapshot *snap)
 {
 	int stats_fd = bpf_map__fd(s->skel->maps.dev_stats);
 	int counters_fd = bpf_map__fd(s->skel->maps.cpu_counters);
@@ -198,7 +186,6 @@ int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap)
 	int err;
 
 	snap->nr_cpus = s->nr_cpus;
-	lru_check_preempt(s);
 	percpu = calloc(s->nr_cpus, sizeof(*percpu));
 	counters = calloc(s->nr_cpus, sizeof(*counters));
 	runs = calloc(s->nr_cpus, sizeof(*runs));
@@ -233,8 +220,9 @@ out:
 	free(percpu);
 	free(counters);
 	free(runs);
-	/* after the counts: a change before them is in this read's mark */
-	lru_check_owner(s);
+	/* after the counts, as a report of them would ask */
+	snap->lru_size = lru_session_lru_size(s);
+	snap->hooks = s->hooks;
 	return err;
 }
 
@@ -274,15 +262,15 @@ static int forget_buckets(struct lru_session *s, dev_present_fn present,
 	free(states);
 	for (int i = 0; i < nr_gone; i++) {
 		s->skel->bss->forget_owner = gone[i];
-		lru_run_on_each_cpu(s, s->skel->progs.forget_device);
+		lru_session_run_on_each_cpu(s, s->skel->progs.forget_device);
 	}
 	s->skel->bss->forget_owner = 0;
 	free(gone);
 	return 0;
 }
 
-int lru_forget_devices(struct lru_session *s, dev_present_fn present,
-		       void *arg)
+int lru_session_forget_devices(struct lru_session *s, dev_present_fn present,
+			       void *arg)
 {
 	int fd = bpf_map__fd(s->skel->maps.dev_stats);
 	__u32 key, next, *prev = NULL, drop[BHSCOPE_MAX_DEVS];

@@ -6,8 +6,8 @@
  * or a livepatch transition in flight (some tasks in each). Read from
  * /sys/kernel/livepatch, which says what is patched, not from the
  * tracepoints' presence, which says only that a module is loaded. The
- * tracer reads it when it chooses its hooks and again at every read, as
- * livepatches come and go while it runs.
+ * tracer reads it when it chooses its hooks and again after every read
+ * (lru_session_recheck_owner()), as livepatches come and go while it runs.
  */
 #ifndef BHSCOPE_LRU_OWNER_H
 #define BHSCOPE_LRU_OWNER_H

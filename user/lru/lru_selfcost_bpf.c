@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lru/lru_load.h"
+#include "lru/lru_session.h"
 #include "lru/lru_selfcost.h"
 
 int lru_selfcost_enable(struct lru_selfcost *c)

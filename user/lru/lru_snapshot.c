@@ -148,6 +148,8 @@ int lru_snapshot_delta(struct lru_snapshot *out,
 
 	memset(out, 0, sizeof(*out));
 	out->nr_cpus = cur->nr_cpus;
+	out->lru_size = cur->lru_size;
+	out->hooks = cur->hooks;
 	err = dev_table_delta(&devs_table, &devs, &out->nr_devs, cur->devs,
 			      cur->nr_devs, prev ? prev->devs : NULL,
 			      prev ? prev->nr_devs : 0, cur->nr_cpus);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "lru_stats.h"
+#include "lru/lru_hooks.h"
 
 struct lru_dev_snapshot {
 	uint32_t kdev;
@@ -46,6 +47,14 @@ struct lru_snapshot {
 	 * refilled looks like a hit (or, with bhtune, any slot may be off).
 	 */
 	uint64_t emptied_misses;
+	/*
+	 * What the figures came from, as plain data for the reports: the
+	 * LRU's size at the read (bhtune's may change at run time) and the
+	 * session's hooks then, marked unavailable if the lookup's owner
+	 * changed by the end of the read. A delta has cur's.
+	 */
+	int lru_size;
+	struct lru_hooks hooks;
 };
 
 /* dst += src and dst = cur - prev (prev NULL: dst = cur), field by field. */
@@ -92,7 +101,8 @@ uint64_t lru_snapshot_lost(const struct lru_snapshot *s, bool by_entries);
 
 /*
  * The interval from prev to cur (prev may be NULL): every device of cur
- * minus its values in prev, new devices from zero; sorted by device.
+ * minus its values in prev, new devices from zero; sorted by device. Its
+ * LRU size and hooks are cur's.
  */
 int lru_snapshot_delta(struct lru_snapshot *out,
 		       const struct lru_snapshot *cur,

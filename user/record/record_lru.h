@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The buffer-head LRU figures of a record, through the LRU tracer's
- * load/snapshot API (lru_load(), lru_read_snapshot()): loaded once, read before and after each
- * run, the run's interval reported as `bhscope lru -C -j` would.
+ * session (lru_session_open(), lru_session_read()): loaded once, read
+ * before and after each run, the run's interval reported as
+ * `bhscope lru -C -j` would.
  */
 #ifndef BHSCOPE_RECORD_LRU_H
 #define BHSCOPE_RECORD_LRU_H
@@ -12,7 +13,7 @@
 #include <stdint.h>
 
 #include "lib/probe_status.h"
-#include "lru/lru_load.h"
+#include "lru/lru_session.h"
 #include "lru/lru_snapshot.h"
 
 struct record_lru {

@@ -26,7 +26,7 @@ void record_lru_start(struct record_lru *r, uint32_t kdev, int whatif,
 				    .mode = LRU_MODE_AUTO };
 
 	memset(r, 0, sizeof(*r));
-	if (lru_load(&r->session, &lo)) {
+	if (lru_session_open(&r->session, &lo)) {
 		why_not(&r->session.hooks, st);
 		return;
 	}
@@ -37,8 +37,13 @@ void record_lru_start(struct record_lru *r, uint32_t kdev, int whatif,
 
 static void read_snapshot(struct record_lru *r, struct lru_snapshot *s)
 {
+	int err;
+
 	*s = (struct lru_snapshot){ .nr_cpus = r->session.nr_cpus };
-	if (lru_read_snapshot(&r->session, s))
+	lru_session_recheck_preempt(&r->session);
+	err = lru_session_read(&r->session, s);
+	lru_session_recheck_owner(&r->session, s);
+	if (err)
 		errmsg("reading the LRU maps failed; this run's LRU figures may be short");
 }
 
@@ -57,16 +62,16 @@ struct json_object *record_lru_run_end(struct record_lru *r, double wall_s)
 		.per_cpu = true,
 		.final = true,
 		.whatif = r->whatif,
-		.hooks = &r->session.hooks,
 	};
 	struct lru_snapshot after, delta;
 	struct json_object *o = NULL;
 
 	if (!r->loaded)
 		return NULL;
-	ctx.lru_size = lru_session_lru_size(&r->session);
 	read_snapshot(r, &after);
 	if (!lru_snapshot_delta(&delta, &after, &r->before)) {
+		ctx.lru_size = delta.lru_size;
+		ctx.hooks = &delta.hooks;
 		o = lru_report_json(&ctx, &delta);
 		lru_snapshot_free(&delta);
 	}
@@ -78,6 +83,6 @@ void record_lru_stop(struct record_lru *r)
 {
 	lru_snapshot_free(&r->before);
 	if (r->loaded)
-		lru_unload(&r->session);
+		lru_session_close(&r->session);
 	r->loaded = false;
 }

@@ -100,11 +100,12 @@ static void write_gauges(struct prom_buf *out, const struct lru_hooks *h,
 	prom_sample(out, "bhscope_lru_mode_info", &ls, 1);
 }
 
-void serve_lru_write(struct prom_buf *out, const struct lru_hooks *h,
-		     int lru_size, const struct serve_view *v,
+void serve_lru_write(struct prom_buf *out, const struct serve_view *v,
 		     const struct lru_snapshot *snap,
 		     const struct serve_lru_row *rows, int nr)
 {
+	const struct lru_hooks *h = &snap->hooks;
+	int lru_size = snap->lru_size;
 	struct lru_cpu_counters c = {};
 	struct lru_dev_stats total;
 	struct lru_table_in in = {

@@ -20,11 +20,10 @@ struct serve_lru_row {
 
 /*
  * Writes the families of cumulative snapshot snap for the nr rows of the
- * selected devices (lru_size: the LRU's, <= 0 unknown). With
- * h->unavailable, the mode and size alone.
+ * selected devices, by its hooks and LRU size (<= 0 unknown). With
+ * snap->hooks.unavailable, the mode and size alone.
  */
-void serve_lru_write(struct prom_buf *out, const struct lru_hooks *h,
-		     int lru_size, const struct serve_view *v,
+void serve_lru_write(struct prom_buf *out, const struct serve_view *v,
 		     const struct lru_snapshot *snap,
 		     const struct serve_lru_row *rows, int nr);
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The buffer-head LRU source of bhscope serve: attaches the LRU tracer
- * (lru_load()) and reads its cumulative per-device, per-CPU counters on
- * every scrape; serve_lru_write() makes them families. Which families
- * exist depends on the hooks this kernel allows: with only the
+ * (lru_session_open()) and reads its cumulative per-device, per-CPU
+ * counters on every scrape; serve_lru_write() makes them families. Which
+ * families exist depends on the hooks this kernel allows: with only the
  * block:block_touch_buffer tracepoint, hits per CPU; with fentry, kprobes
  * or bhtune.ko, lookups, misses by outcome, evictions and the hit slot
  * histogram too.
@@ -18,7 +18,7 @@
 
 #include "lib/devname.h"
 #include "lru.skel.h"
-#include "lru/lru_load.h"
+#include "lru/lru_session.h"
 #include "serve/serve_lru.h"
 #include "serve/serve_sources.h"
 
@@ -94,7 +94,7 @@ static int lru_start(struct serve_source *src, int nr_cpus)
 	int err;
 
 	(void)nr_cpus;
-	err = lru_load(&p->sess, &o);
+	err = lru_session_open(&p->sess, &o);
 	describe(src, &p->sess);
 	src->nr_maps = 0;
 	/*
@@ -119,7 +119,7 @@ static void lru_stop(struct serve_source *src)
 	struct lru_priv *p = src->priv;
 
 	if (p->loaded)
-		lru_unload(&p->sess);
+		lru_session_close(&p->sess);
 	p->loaded = false;
 	src->nr_maps = 0;
 }
@@ -172,11 +172,14 @@ static void lru_collect(struct serve_source *src, const struct serve_view *v,
 	char (*names)[SERVE_DEVNAME_LEN] = NULL;
 	struct serve_lru_row *rows = NULL;
 	struct serve_view lv = *v;
-	int nr;
+	int nr, err;
 
 	/* The tracer counts every possible CPU; so do its rows. */
 	lv.nr_cpus = v->nr_cpus < p->sess.nr_cpus ? v->nr_cpus : p->sess.nr_cpus;
-	if (lru_read_snapshot(&p->sess, &snap))
+	lru_session_recheck_preempt(&p->sess);
+	err = lru_session_read(&p->sess, &snap);
+	lru_session_recheck_owner(&p->sess, &snap);
+	if (err)
 		goto oom;
 	names = calloc(snap.nr_devs + 1, sizeof(*names));
 	rows = calloc((size_t)(snap.nr_devs + 1) * (v->per_cpu ? lv.nr_cpus : 1),
@@ -184,8 +187,7 @@ static void lru_collect(struct serve_source *src, const struct serve_view *v,
 	if (!names || !rows)
 		goto oom;
 	nr = build_rows(&lv, &snap, rows, names);
-	serve_lru_write(out, &p->sess.hooks, lru_session_lru_size(&p->sess),
-			&lv, &snap, rows, nr);
+	serve_lru_write(out, &lv, &snap, rows, nr);
 	goto out;
 oom:
 	out->oom = true;
@@ -203,7 +205,7 @@ static void lru_prune(struct serve_source *src,
 
 	/* any block device, not only journals: gone when it is */
 	(void)present;
-	lru_forget_devices(&p->sess, dev_exists, NULL);
+	lru_session_forget_devices(&p->sess, dev_exists, NULL);
 }
 
 /* bhtune.ko (or another livepatch) came or went: trace the new owner. */
@@ -211,7 +213,7 @@ static bool lru_stale(struct serve_source *src)
 {
 	struct lru_priv *p = src->priv;
 
-	return p->loaded && !lru_check_owner(&p->sess);
+	return p->loaded && !lru_session_recheck_owner(&p->sess, NULL);
 }
 
 static const struct serve_source_ops lru_ops = {

@@ -2,16 +2,18 @@
 /*
  * Loading the LRU tracer on whatever this kernel allows, and reading its
  * maps: shared by `bhscope lru` and any subcommand that wants LRU figures
- * (record, serve), as jbd2_load.h is for jbd2.
+ * (record, serve), as jbd2_load.h is for jbd2. Its functions are
+ * lru_session_*().
  *
- * The hooks (lru_hooks.h) are chosen by really loading and attaching them,
- * best first (lru_attach.c); the maps are read by lru_maps.c. The lookup
- * is find_get_block_common where it exists (6.15+, 6.12.31+), else
+ * The hooks (struct lru_hooks) are chosen by really loading and attaching
+ * them, best first (lru_session_open()); the maps are read by
+ * lru_session_read(), which attaches nothing. The lookup is
+ * find_get_block_common where it exists (6.15+, 6.12.31+), else
  * __find_get_block. Each figure records where it came from, or why it is
- * missing (--probes prints that).
+ * missing (--probes prints that: lru_hooks_print()).
  */
-#ifndef BHSCOPE_LRU_LOAD_H
-#define BHSCOPE_LRU_LOAD_H
+#ifndef BHSCOPE_LRU_SESSION_H
+#define BHSCOPE_LRU_SESSION_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -67,51 +69,69 @@ struct lru_session {
  * mode failed): -EBUSY while a livepatch it cannot trace replaces the
  * lookup, -EAGAIN while a livepatch transition on it runs.
  */
-int lru_load(struct lru_session *s, const struct lru_load_opts *opts);
+int lru_session_open(struct lru_session *s, const struct lru_load_opts *opts);
 
-void lru_unload(struct lru_session *s);
+void lru_session_close(struct lru_session *s);
 
-/* The current LRU size (bhtune's may change at run time). */
+/*
+ * The current LRU size (bhtune's may change at run time): each snapshot
+ * has it, as of its read.
+ */
 int lru_session_lru_size(const struct lru_session *s);
 
 /*
- * Where the lookup's exit probe proves it alone: attaches its entry probe
- * if the preemption model was switched or allows a switch inside the
- * lookup now (lru_read_snapshot() calls it every interval). Lookups from
- * the switch to the attach are unsynced: the exit sees the switch.
+ * A read attaches and changes nothing: whoever reads a session rechecks
+ * it around each read, in this order,
+ *
+ *	lru_session_recheck_preempt(s);
+ *	err = lru_session_read(s, &snap);
+ *	lru_session_recheck_owner(s, &snap);
+ *
+ * the owner after the counts, so a read whose counts may mix two owners
+ * is marked (the recheck runs whether or not the read failed).
  */
-void lru_check_preempt(struct lru_session *s);
 
 /*
- * Whether the lookup's owner is still the one the hooks were chosen for
- * (lru_read_snapshot() asks after every read). If not, it sets
- * s->hooks.unavailable, says so on stderr once, and returns false.
+ * Before a read. Where the lookup's exit probe proves it alone: attaches
+ * its entry probe if the preemption model was switched or allows a
+ * switch inside the lookup now. Lookups from the switch to the attach are
+ * unsynced: the exit sees the switch.
  */
-bool lru_check_owner(struct lru_session *s);
+void lru_session_recheck_preempt(struct lru_session *s);
 
 /*
- * Reads every device and the per-CPU counters (snap->nr_cpus is set);
- * then lru_check_owner(), so a read whose counts may mix two owners is
- * marked.
+ * After a read: whether the lookup's owner is still the one the hooks
+ * were chosen for. If not, it sets s->hooks.unavailable, and that of the
+ * snapshot just read (snap, or NULL), says so on stderr once, and
+ * returns false.
  */
-int lru_read_snapshot(struct lru_session *s, struct lru_snapshot *snap);
+bool lru_session_recheck_owner(struct lru_session *s,
+			       struct lru_snapshot *snap);
+
+/*
+ * Reads every device and the per-CPU counters (snap->nr_cpus is set),
+ * then the LRU's size and a copy of the hooks, so the reports read the
+ * snapshot alone.
+ */
+int lru_session_read(struct lru_session *s, struct lru_snapshot *snap);
 
 /*
  * Drops the counters of every device for which present(kdev, arg) is
  * false, so they are not reported again (bhscope serve, for devices that
  * went away). 0 or a negative errno.
  */
-int lru_forget_devices(struct lru_session *s, dev_present_fn present,
-		       void *arg);
+int lru_session_forget_devices(struct lru_session *s, dev_present_fn present,
+			       void *arg);
 
 /* The --trace ring buffer's fd. */
-int lru_events_fd(const struct lru_session *s);
+int lru_session_events_fd(const struct lru_session *s);
 
 /*
  * Runs prog (a raw_tp program of the session) on each CPU, in an IPI, so
  * that it changes that CPU's state with no probe of it in flight there;
  * an offline CPU is skipped.
  */
-void lru_run_on_each_cpu(struct lru_session *s, struct bpf_program *prog);
+void lru_session_run_on_each_cpu(struct lru_session *s,
+				 struct bpf_program *prog);
 
-#endif /* BHSCOPE_LRU_LOAD_H */
+#endif /* BHSCOPE_LRU_SESSION_H */
