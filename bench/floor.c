@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 		bench_floor_bpf__destroy(skel);
 		return 1;
 	}
-	while (!stop_requested())
+	while (!stop_signals_requested())
 		sigsuspend(&waiting);
 	bench_floor_bpf__destroy(skel);
 	return 0;

@@ -29,7 +29,7 @@ static void kallsyms_names_must_match_exactly(void **state)
 	struct lru_symbols s;
 
 	(void)state;
-	lru_symbols_parse(f, &s);
+	lru_kernel_symbols_parse(f, &s);
 	fclose(f);
 	assert_false(s.find_get_block_common);
 	assert_true(s.find_get_block);
@@ -49,7 +49,7 @@ static void kallsyms_names_must_match_exactly(void **state)
 		   "ffffffff81740500 t invalidate_bh_lru\n"
 		   "ffffffff81740700 t buffer_exit_cpu_dead\n"
 		   "ffffffff81180a10 T klp_start_transition\n");
-	lru_symbols_parse(f, &s);
+	lru_kernel_symbols_parse(f, &s);
 	fclose(f);
 	assert_true(s.find_get_block_common);
 	assert_true(s.invalidate_cpu);
@@ -66,7 +66,7 @@ static void kallsyms_names_must_match_exactly(void **state)
 		   "garbage\n"
 		   "ffffffff81000000 T\n"
 		   "ffffffff8173fea0 T __find_get_block\n");
-	lru_symbols_parse(f, &s);
+	lru_kernel_symbols_parse(f, &s);
 	fclose(f);
 	assert_true(s.find_get_block);
 }
@@ -77,29 +77,29 @@ static void full_preemption_is_read_from_debugfs_cmdline_or_version(void **state
 
 	(void)state;
 	/* debugfs says what runs now, whatever the command line said */
-	assert_true(lru_preempt_full_of("none voluntary (full) lazy\n",
-					"preempt=none", NULL, why, sizeof(why)));
+	assert_true(lru_kernel_preempt_full_of("none voluntary (full) lazy\n",
+					       "preempt=none", NULL, why, sizeof(why)));
 	assert_non_null(strstr(why, "full"));
-	assert_false(lru_preempt_full_of("none (voluntary) full\n",
-					 "ro preempt=full", NULL, why, sizeof(why)));
-	assert_true(lru_preempt_full_of("none voluntary full (lazy)\n", NULL,
-					NULL, why, sizeof(why)));
+	assert_false(lru_kernel_preempt_full_of("none (voluntary) full\n",
+						"ro preempt=full", NULL, why, sizeof(why)));
+	assert_true(lru_kernel_preempt_full_of("none voluntary full (lazy)\n", NULL,
+					       NULL, why, sizeof(why)));
 	/* without debugfs: preempt= as a whole word of the command line */
-	assert_true(lru_preempt_full_of(NULL, "root=/dev/vda preempt=full quiet",
-					NULL, why, sizeof(why)));
-	assert_false(lru_preempt_full_of(NULL, "root=/dev/vda nopreempt=full",
-					 NULL, why, sizeof(why)));
-	assert_false(lru_preempt_full_of(NULL, "preempt=voluntary", NULL, why,
-					 sizeof(why)));
+	assert_true(lru_kernel_preempt_full_of(NULL, "root=/dev/vda preempt=full quiet",
+					       NULL, why, sizeof(why)));
+	assert_false(lru_kernel_preempt_full_of(NULL, "root=/dev/vda nopreempt=full",
+						NULL, why, sizeof(why)));
+	assert_false(lru_kernel_preempt_full_of(NULL, "preempt=voluntary", NULL, why,
+						sizeof(why)));
 	/* a static model from uname -v */
-	assert_false(lru_preempt_full_of(NULL, "quiet",
-					 "#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3",
-					 why, sizeof(why)));
-	assert_true(lru_preempt_full_of(NULL, "quiet",
-					"#1 SMP PREEMPT_RT Debian 6.1.192-3",
-					why, sizeof(why)));
-	assert_true(lru_preempt_full_of(NULL, NULL, "#1 SMP PREEMPT Tue",
-					why, sizeof(why)));
+	assert_false(lru_kernel_preempt_full_of(NULL, "quiet",
+						"#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3",
+						why, sizeof(why)));
+	assert_true(lru_kernel_preempt_full_of(NULL, "quiet",
+					       "#1 SMP PREEMPT_RT Debian 6.1.192-3",
+					       why, sizeof(why)));
+	assert_true(lru_kernel_preempt_full_of(NULL, NULL, "#1 SMP PREEMPT Tue",
+					       why, sizeof(why)));
 }
 
 static void exit_alone_only_where_no_task_is_switched_inside(void **state)
@@ -109,31 +109,31 @@ static void exit_alone_only_where_no_task_is_switched_inside(void **state)
 
 	(void)state;
 	/* PREEMPT_DYNAMIC: the model read from the kernel, switches watched */
-	assert_true(lru_preempt_solo_of(1, true, dyn, why, sizeof(why)));
+	assert_true(lru_kernel_preempt_solo_of(1, true, dyn, why, sizeof(why)));
 	assert_non_null(strstr(why, "voluntary"));
-	assert_true(lru_preempt_solo_of(0, true, dyn, why, sizeof(why)));
+	assert_true(lru_kernel_preempt_solo_of(0, true, dyn, why, sizeof(why)));
 	assert_non_null(strstr(why, "none"));
-	assert_false(lru_preempt_solo_of(2, true, dyn, why, sizeof(why)));
+	assert_false(lru_kernel_preempt_solo_of(2, true, dyn, why, sizeof(why)));
 	assert_non_null(strstr(why, "full"));
-	assert_false(lru_preempt_solo_of(3, true, dyn, why, sizeof(why)));
+	assert_false(lru_kernel_preempt_solo_of(3, true, dyn, why, sizeof(why)));
 	assert_non_null(strstr(why, "lazy"));
-	assert_false(lru_preempt_solo_of(7, true, dyn, why, sizeof(why)));
+	assert_false(lru_kernel_preempt_solo_of(7, true, dyn, why, sizeof(why)));
 	/* a switch nobody watches could come at any time */
-	assert_false(lru_preempt_solo_of(1, false, dyn, why, sizeof(why)));
+	assert_false(lru_kernel_preempt_solo_of(1, false, dyn, why, sizeof(why)));
 	assert_non_null(strstr(why, "sched_dynamic_update"));
 	/* PREEMPT_DYNAMIC whose model cannot be read: not known, so no */
-	assert_false(lru_preempt_solo_of(-1, true, dyn, why, sizeof(why)));
+	assert_false(lru_kernel_preempt_solo_of(-1, true, dyn, why, sizeof(why)));
 	/* a model fixed at build time, from uname -v */
-	assert_true(lru_preempt_solo_of(-1, false, "#1 SMP Debian 6.1.192-3",
-					why, sizeof(why)));
-	assert_false(lru_preempt_solo_of(-1, false, "#1 SMP PREEMPT Tue",
-					 why, sizeof(why)));
-	assert_false(lru_preempt_solo_of(-1, false, "#1 SMP PREEMPT_RT Tue",
-					 why, sizeof(why)));
+	assert_true(lru_kernel_preempt_solo_of(-1, false, "#1 SMP Debian 6.1.192-3",
+					       why, sizeof(why)));
+	assert_false(lru_kernel_preempt_solo_of(-1, false, "#1 SMP PREEMPT Tue",
+						why, sizeof(why)));
+	assert_false(lru_kernel_preempt_solo_of(-1, false, "#1 SMP PREEMPT_RT Tue",
+						why, sizeof(why)));
 	assert_non_null(strstr(why, "PREEMPT_RT"));
-	assert_false(lru_preempt_solo_of(-1, false, "#1 SMP PREEMPT_LAZY Tue",
-					 why, sizeof(why)));
-	assert_false(lru_preempt_solo_of(-1, false, NULL, why, sizeof(why)));
+	assert_false(lru_kernel_preempt_solo_of(-1, false, "#1 SMP PREEMPT_LAZY Tue",
+						why, sizeof(why)));
+	assert_false(lru_kernel_preempt_solo_of(-1, false, NULL, why, sizeof(why)));
 }
 
 int main(void)

@@ -45,7 +45,7 @@ static int hup_stops(void)
 {
 	stop_signals_install();
 	raise(SIGHUP);
-	return stop_requested() ? 0 : 1;
+	return stop_signals_requested() ? 0 : 1;
 }
 
 static void sighup_is_a_stop(void **state)
@@ -68,7 +68,7 @@ static int hup_ignored_stays_ignored(void)
 		return 1;
 	raise(SIGHUP);
 	raise(SIGINT);
-	return stop_requested() ? 0 : 2;
+	return stop_signals_requested() ? 0 : 2;
 }
 
 static void nohup_keeps_sighup_ignored(void **state)

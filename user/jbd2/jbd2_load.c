@@ -204,8 +204,8 @@ struct jbd2_bpf *jbd2_load(uint32_t kdev, enum jbd2_hook hook,
 		}
 		if (!batch_tried) {
 			batch_sleep->available = false;
-			probe_reason(batch_sleep->why, sizeof(batch_sleep->why),
-				     "fentry/fexit", "jbd2_journal_stop", err);
+			probe_status_reason(batch_sleep->why, sizeof(batch_sleep->why),
+					    "fentry/fexit", "jbd2_journal_stop", err);
 			batch_tried = true;
 		}
 		err = load_attach(kdev, f, false, checkpoints->available,
@@ -217,9 +217,9 @@ struct jbd2_bpf *jbd2_load(uint32_t kdev, enum jbd2_hook hook,
 				 "the verifier rejected the %s programs for the jbd2 tracepoints (BHSCOPE_DEBUG=1 prints its log)",
 				 flavour_names[f]);
 		else
-			probe_reason(events->why, sizeof(events->why),
-				     flavour_names[f], "the jbd2 tracepoints",
-				     err);
+			probe_status_reason(events->why, sizeof(events->why),
+					    flavour_names[f], "the jbd2 tracepoints",
+					    err);
 	}
 	events->available = false;
 	errmsg("loading the jbd2 BPF programs failed: %s",
@@ -363,7 +363,7 @@ static int forget_dev(struct jbd2_bpf *skel, int nr_cpus, uint32_t kdev)
 	int err = 0;
 
 	skel->bss->forget_owner = kdev + 1ULL;
-	bpf_run_on_each_cpu(bpf_program__fd(skel->progs.forget_device), nr_cpus);
+	bpf_on_cpus_run(bpf_program__fd(skel->progs.forget_device), nr_cpus);
 	skel->bss->forget_owner = 0;
 	/* The journal is gone: no commit of it writes its state any more. */
 	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.state_buckets), &k, &b) &&

@@ -4,7 +4,7 @@
 
 #include "lib/bpf_on_cpus.h"
 
-void bpf_run_on_each_cpu(int prog_fd, int nr_cpus)
+void bpf_on_cpus_run(int prog_fd, int nr_cpus)
 {
 	for (int cpu = 0; prog_fd >= 0 && cpu < nr_cpus; cpu++) {
 		LIBBPF_OPTS(bpf_test_run_opts, opts,

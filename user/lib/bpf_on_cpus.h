@@ -12,6 +12,6 @@
  * Runs the raw_tp program prog_fd once on each of nr_cpus CPUs; an offline
  * CPU is skipped (its value stays, and has no probe to race either).
  */
-void bpf_run_on_each_cpu(int prog_fd, int nr_cpus);
+void bpf_on_cpus_run(int prog_fd, int nr_cpus);
 
 #endif /* BHSCOPE_BPF_ON_CPUS_H */

@@ -31,7 +31,7 @@ void probe_status_missing(struct probe_status *st, const char *fmt, ...)
 /* The kernel's ENOTSUPP (524), which libbpf passes through. */
 #define ENOTSUPP_KERNEL 524
 
-const char *probe_lockdown_mode(void)
+const char *probe_status_lockdown_mode(void)
 {
 	static char mode[32];
 	char line[128], *open, *close;
@@ -53,10 +53,10 @@ const char *probe_lockdown_mode(void)
 	return mode;
 }
 
-void probe_reason(char *buf, size_t len, const char *kind, const char *target,
-		  int err)
+void probe_status_reason(char *buf, size_t len, const char *kind, const char *target,
+			 int err)
 {
-	const char *lockdown = probe_lockdown_mode();
+	const char *lockdown = probe_status_lockdown_mode();
 	const char *tracefs = env_tracefs_why();
 
 	err = err < 0 ? -err : err;
@@ -88,7 +88,7 @@ void probe_reason(char *buf, size_t len, const char *kind, const char *target,
 	}
 }
 
-const char *probe_cause(const char *why)
+const char *probe_status_cause(const char *why)
 {
 	static const struct {
 		const char *words;

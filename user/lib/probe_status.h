@@ -26,22 +26,22 @@ void __attribute__((format(printf, 2, 3)))
 probe_status_missing(struct probe_status *st, const char *fmt, ...);
 
 /* The kernel's lockdown mode ("none", "integrity", ...), or NULL if unknown. */
-const char *probe_lockdown_mode(void);
+const char *probe_status_lockdown_mode(void);
 
 /*
  * Why a program of kind ("fentry/fexit", "kprobe", ...) on target failed
  * with err (a negative errno from libbpf), in words a user can act on.
  */
-void probe_reason(char *buf, size_t len, const char *kind, const char *target,
-		  int err);
+void probe_status_reason(char *buf, size_t len, const char *kind, const char *target,
+			 int err);
 
 /*
- * What kind of reason why is, from the words probe_reason() and the
+ * What kind of reason why is, from the words probe_status_reason() and the
  * tracers use: "refused" (the kernel refuses that kind of program here,
  * by its configuration or policy), "absent" (the hook is not in this
  * kernel), "not_chosen" (another hook gives the figure) or "failed"
  * (anything else: a bug or a broken setup, worth an alert).
  */
-const char *probe_cause(const char *why);
+const char *probe_status_cause(const char *why);
 
 #endif /* BHSCOPE_PROBE_STATUS_H */

@@ -40,7 +40,7 @@ int stdout_check(void)
 		return 0;	/* closed by the command itself: nothing lost */
 	if (rc && errno && errno != EBADF)
 		stdout_check_note(errno);
-	if (first_errno == EINTR && stop_requested())
+	if (first_errno == EINTR && stop_signals_requested())
 		/* a reader that stopped reading (a paused pager), then Ctrl-C */
 		errmsg("stopped while standard output was blocked: the last report is incomplete");
 	else if (first_errno)

@@ -30,7 +30,7 @@ void stop_signals_install(void)
 	}
 }
 
-bool stop_requested(void)
+bool stop_signals_requested(void)
 {
 	return stopped;
 }

@@ -20,7 +20,7 @@
 void stop_signals_install(void);
 
 /* True once a stop signal arrived. */
-bool stop_requested(void);
+bool stop_signals_requested(void);
 
 /*
  * Blocks the stop signals in the calling thread (old: the mask before;

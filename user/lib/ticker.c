@@ -45,12 +45,12 @@ bool ticker_wait(double interval_s)
 	}
 	/* a stop between the test and the sleep is pending, and ends it */
 	stop_signals_block(&old, &waiting);
-	while (!stop_requested() && time_to_tick(&left)) {
+	while (!stop_signals_requested() && time_to_tick(&left)) {
 		if (ppoll(NULL, 0, &left, &waiting) < 0 && errno != EINTR)
 			break;
 	}
 	stop_signals_restore(&old);
-	return !stop_requested();
+	return !stop_signals_requested();
 }
 
 double ticker_elapsed(void)

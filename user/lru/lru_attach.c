@@ -204,7 +204,7 @@ static int load_skel(struct lru_session *s, struct lru_bpf *skel,
 		return err;
 	}
 	if (err) {
-		probe_reason(why, len, kind, target, err);
+		probe_status_reason(why, len, kind, target, err);
 		lru_bpf__destroy(skel);
 		return err;
 	}
@@ -228,9 +228,9 @@ static int try_bhtune(struct lru_session *s, const struct lru_load_opts *o,
 			 lru_owner_describe(&s->owner, who, sizeof(who)));
 		return -ENOENT;
 	}
-	if (lru_bhtune_check_abi(why, len))
+	if (lru_kernel_bhtune_check_abi(why, len))
 		return -EPROTO;
-	n = lru_bhtune_lru_size();
+	n = lru_kernel_bhtune_lru_size();
 	if (n <= 0) {
 		snprintf(why, len, "cannot read bhtune's lru_size parameter: %s",
 			 strerror(-n));
@@ -262,7 +262,7 @@ retry:
 	      attach(s, skel->progs.raw_bhtune_invalidate, HOOK_RAW_TP,
 		     "bhtune_invalidate", ROLE_EMPTIED);
 	if (err) {
-		probe_reason(why, len, "raw tracepoint", "bhtune_*", err);
+		probe_status_reason(why, len, "raw tracepoint", "bhtune_*", err);
 		drop_skel(s);
 		return err;
 	}
@@ -350,8 +350,8 @@ static void attach_optional(struct lru_session *s, enum hook_kind kind,
 					 k->progs.kprobe_invalidate_all,
 			     kind, "invalidate_bh_lrus", ROLE_OTHER);
 		if (err)
-			probe_reason(why, sizeof(why), hook_kind_names[kind],
-				     "invalidate_bh_lrus", err);
+			probe_status_reason(why, sizeof(why), hook_kind_names[kind],
+					    "invalidate_bh_lrus", err);
 	}
 	if (!why[0])
 		probe_status_from(&s->hooks.fig[LRU_FIG_INVALIDATIONS],
@@ -377,9 +377,9 @@ static void attach_optional(struct lru_session *s, enum hook_kind kind,
 	else if (!loaded)
 		probe_status_missing(&s->hooks.fig[LRU_FIG_INSTALLS], "%s", load_why);
 	else
-		probe_reason(s->hooks.fig[LRU_FIG_INSTALLS].why,
-			     sizeof(s->hooks.fig[LRU_FIG_INSTALLS].why),
-			     hook_kind_names[kind], "bh_lru_install", err);
+		probe_status_reason(s->hooks.fig[LRU_FIG_INSTALLS].why,
+				    sizeof(s->hooks.fig[LRU_FIG_INSTALLS].why),
+				    hook_kind_names[kind], "bh_lru_install", err);
 }
 
 /*
@@ -499,8 +499,8 @@ static bool preempt_switches_none(struct lru_session *s, bool watch,
 		       !attach(s, s->skel->progs.watch_preempt, HOOK_FENTRY,
 			       "sched_dynamic_update", ROLE_OTHER);
 
-	return lru_preempt_solo_of(read_preempt_mode(s), watched,
-				   uname(&u) ? NULL : u.version, why, len) &&
+	return lru_kernel_preempt_solo_of(read_preempt_mode(s), watched,
+					  uname(&u) ? NULL : u.version, why, len) &&
 	       !(s->skel->bss->solo_off & LRU_SOLO_SWITCHED);
 }
 
@@ -514,9 +514,9 @@ void lru_session_recheck_preempt(struct lru_session *s)
 	if (s->solo_entry < 0 || s->att[s->solo_entry].link)
 		return;
 	watched = !(s->skel->bss->solo_off & LRU_SOLO_SWITCHED);
-	if (watched && lru_preempt_solo_of(read_preempt_mode(s), true,
-					   uname(&u) ? NULL : u.version, why,
-					   sizeof(why)))
+	if (watched && lru_kernel_preempt_solo_of(read_preempt_mode(s), true,
+						  uname(&u) ? NULL : u.version, why,
+						  sizeof(why)))
 		return;
 	/*
 	 * Switched, or a model that switches tasks inside the lookup without
@@ -529,8 +529,8 @@ void lru_session_recheck_preempt(struct lru_session *s)
 	err = attach_slot(s, s->solo_entry);
 	ticker_timestamp(at, sizeof(at));
 	if (err) {
-		probe_reason(why, sizeof(why), "fentry", "__find_get_block",
-			     err);
+		probe_status_reason(why, sizeof(why), "fentry", "__find_get_block",
+				    err);
 		errmsg("%s the preemption model was switched and the lookup's entry probe cannot attach: %s; every lookup is unsynced from now on",
 		       at, why);
 		s->solo_entry = -1;
@@ -646,8 +646,8 @@ retry:
 		return err;
 	}
 	if (err && plan.optional && !optional_why[0])
-		probe_reason(optional_why, sizeof(optional_why), kind,
-			     "invalidate_bh_lrus/bh_lru_install", err);
+		probe_status_reason(optional_why, sizeof(optional_why), kind,
+				    "invalidate_bh_lrus/bh_lru_install", err);
 	/* Perhaps only a counter or a watch failed: retry with less. */
 	if (err && load_plan_degrade(&plan, fentry))
 		goto retry;
@@ -667,8 +667,8 @@ retry:
 		attach_livepatch_watch(s, plan.watch_fentry ? HOOK_FENTRY : HOOK_KPROBE);
 	err = lookup_progs_attach(s, fentry, &p, t, solo);
 	if (err) {
-		probe_reason(why, len, kind, t->func2 && s->nr_att >= 2 ?
-			     t->func2 : t->func, err);
+		probe_status_reason(why, len, kind, t->func2 && s->nr_att >= 2 ?
+				    t->func2 : t->func, err);
 		drop_skel(s);
 		return err;
 	}
@@ -716,8 +716,8 @@ static int attach_touch_buffer(struct lru_session *s,
 	err = attach(s, prog, btf ? HOOK_TP_BTF : HOOK_TP,
 		     "block:block_touch_buffer", ROLE_OTHER);
 	if (err) {
-		probe_reason(why, len, "tracepoint", "block:block_touch_buffer",
-			     err);
+		probe_status_reason(why, len, "tracepoint", "block:block_touch_buffer",
+				    err);
 		drop_skel(s);
 	}
 	return err;

@@ -182,7 +182,7 @@ static const char *mode_status(const struct lru_hooks *h, bool loaded,
 
 void lru_hooks_print(FILE *out, const struct lru_hooks *h, bool loaded)
 {
-	const char *lockdown = probe_lockdown_mode();
+	const char *lockdown = probe_status_lockdown_mode();
 
 	fprintf(out, "bhscope lru on Linux %s (kernel lockdown: %s)\n",
 		env_kernel_release(), lockdown ? lockdown : "unknown");
@@ -208,7 +208,7 @@ struct json_object *lru_hooks_json(const struct lru_hooks *h, bool loaded)
 {
 	struct json_object *o = json_out_new(LRU_PROBES_JSON_SCHEMA), *modes,
 			   *figs, *f;
-	const char *lockdown = probe_lockdown_mode();
+	const char *lockdown = probe_status_lockdown_mode();
 
 	json_object_object_add(o, "kernel",
 			       json_object_new_string(env_kernel_release()));

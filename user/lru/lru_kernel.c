@@ -18,7 +18,7 @@ static const char *const tracefs_dirs[] = {
 	"/sys/kernel/debug/tracing",
 };
 
-void lru_symbols_parse(FILE *kallsyms, struct lru_symbols *s)
+void lru_kernel_symbols_parse(FILE *kallsyms, struct lru_symbols *s)
 {
 	char line[512];
 
@@ -69,7 +69,7 @@ int lru_kernel_symbols(struct lru_symbols *s)
 
 	if (!f)
 		return -errno;
-	lru_symbols_parse(f, s);
+	lru_kernel_symbols_parse(f, s);
 	fclose(f);
 	return 0;
 }
@@ -84,8 +84,8 @@ static bool tracefs_file(const char *rel, char *path, size_t len)
 	return false;
 }
 
-bool lru_preempt_full_of(const char *debugfs, const char *cmdline,
-			 const char *version, char *why, size_t len)
+bool lru_kernel_preempt_full_of(const char *debugfs, const char *cmdline,
+				const char *version, char *why, size_t len)
 {
 	static const char *const modes[] = { "full", "lazy", "rt" };
 	const char *p, *q;
@@ -122,8 +122,8 @@ bool lru_preempt_full_of(const char *debugfs, const char *cmdline,
 	return false;
 }
 
-bool lru_preempt_solo_of(int dyn_mode, bool watched, const char *version,
-			 char *why, size_t len)
+bool lru_kernel_preempt_solo_of(int dyn_mode, bool watched, const char *version,
+				char *why, size_t len)
 {
 	static const char *const names[] = { "none", "voluntary", "full", "lazy" };
 
@@ -178,8 +178,8 @@ bool lru_kernel_preempt_full(char *why, size_t len)
 	char dbg[128], cmd[4096];
 	struct utsname u;
 
-	return lru_preempt_full_of(read_small("/sys/kernel/debug/sched/preempt",
-					      dbg, sizeof(dbg)),
+	return lru_kernel_preempt_full_of(read_small("/sys/kernel/debug/sched/preempt",
+						     dbg, sizeof(dbg)),
 				   read_small("/proc/cmdline", cmd, sizeof(cmd)),
 				   uname(&u) ? NULL : u.version, why, len);
 }
@@ -192,7 +192,7 @@ bool lru_kernel_has_kprobes(void)
 	       access("/sys/bus/event_source/devices/kprobe", F_OK) == 0;
 }
 
-int lru_bhtune_lru_size(void)
+int lru_kernel_bhtune_lru_size(void)
 {
 	long n;
 	int err = tunables_bhtune_get("lru_size", &n);
@@ -202,7 +202,7 @@ int lru_bhtune_lru_size(void)
 	return n > 0 && n <= INT_MAX ? (int)n : -EINVAL;
 }
 
-int lru_bhtune_check_abi(char *why, size_t len)
+int lru_kernel_bhtune_check_abi(char *why, size_t len)
 {
 	long abi;
 	int err = tunables_module_param_get("bhtune_events", "abi", &abi);

@@ -33,7 +33,7 @@ struct lru_symbols {
 int lru_kernel_symbols(struct lru_symbols *s);
 
 /* Same, from any kallsyms-format stream (unit tests). */
-void lru_symbols_parse(FILE *kallsyms, struct lru_symbols *s);
+void lru_kernel_symbols_parse(FILE *kallsyms, struct lru_symbols *s);
 
 /*
  * BH_LRU_SIZE: the element count of struct bh_lru's bhs[] in the kernel's
@@ -50,8 +50,8 @@ int lru_kernel_slots(char *why, size_t len);
 bool lru_kernel_preempt_full(char *why, size_t len);
 
 /* Same, from those three texts (any may be NULL): for unit tests. */
-bool lru_preempt_full_of(const char *debugfs, const char *cmdline,
-			 const char *version, char *why, size_t len);
+bool lru_kernel_preempt_full_of(const char *debugfs, const char *cmdline,
+				const char *version, char *why, size_t len);
 
 /*
  * May an exit probe alone prove a lookup that cannot sleep (no task is
@@ -62,19 +62,19 @@ bool lru_preempt_full_of(const char *debugfs, const char *cmdline,
  * there when it preempts). Under PREEMPT_DYNAMIC a switch must also be
  * watched (watched). why says which, for reports.
  */
-bool lru_preempt_solo_of(int dyn_mode, bool watched, const char *version,
-			 char *why, size_t len);
+bool lru_kernel_preempt_solo_of(int dyn_mode, bool watched, const char *version,
+				char *why, size_t len);
 
 /* True when the kernel can attach kprobes (tracefs kprobe_events exists). */
 bool lru_kernel_has_kprobes(void);
 
 /* bhtune's lru_size parameter, or a negative errno. */
-int lru_bhtune_lru_size(void);
+int lru_kernel_bhtune_lru_size(void);
 
 /*
  * Checks that bhtune_events.ko fires its events in the layout the LRU probe
  * reads (its abi parameter, struct bhtune_lookup_info). Returns 0, or -1 with why.
  */
-int lru_bhtune_check_abi(char *why, size_t len);
+int lru_kernel_bhtune_check_abi(char *why, size_t len);
 
 #endif /* BHSCOPE_LRU_KERNEL_H */

@@ -15,7 +15,7 @@
 void lru_session_run_on_each_cpu(struct lru_session *s,
 				 struct bpf_program *prog)
 {
-	bpf_run_on_each_cpu(bpf_program__fd(prog), s->nr_cpus);
+	bpf_on_cpus_run(bpf_program__fd(prog), s->nr_cpus);
 }
 
 int lru_session_events_fd(const struct lru_session *s)
@@ -29,6 +29,6 @@ int lru_session_lru_size(const struct lru_session *s)
 
 	if (s->hooks.mode != LRU_MODE_BHTUNE)
 		return s->hooks.lru_size;
-	n = lru_bhtune_lru_size();
+	n = lru_kernel_bhtune_lru_size();
 	return n > 0 ? n : s->hooks.lru_size;
 }

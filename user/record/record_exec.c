@@ -140,7 +140,7 @@ static int append(struct exec_result *r, const char *buf, size_t n)
  */
 static void pass_stop_on(pid_t pid, bool *passed)
 {
-	if (*passed || !stop_requested())
+	if (*passed || !stop_signals_requested())
 		return;
 	kill(-pid, SIGINT);
 	*passed = true;

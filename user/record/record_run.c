@@ -289,7 +289,7 @@ int record_run(const struct record_opts *o)
 		json_object_array_add(runs, run);
 		ok = run_ok(run);
 		progress(o, i, run);
-		if (stop_requested() && i < o->repeats) {
+		if (stop_signals_requested() && i < o->repeats) {
 			errmsg("interrupted; recording the runs so far");
 			ok = false;
 		}

@@ -116,7 +116,7 @@ static void collect_probes(struct prom_buf *out)
 			if (src->probes[j].up)
 				continue;
 			probe_labels(&ls, src, &src->probes[j]);
-			prom_labels_add(&ls, "cause", probe_cause(src->probes[j].why));
+			prom_labels_add(&ls, "cause", probe_status_cause(src->probes[j].why));
 			prom_labels_add(&ls, "reason", src->probes[j].why);
 			prom_sample(out, err, &ls, 1);
 		}

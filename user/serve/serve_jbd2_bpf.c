@@ -71,7 +71,7 @@ static int jbd2_start(struct serve_source *src, int nr_cpus)
 					   jbd2_maps);
 			return 0;
 		}
-		probe_reason(why, sizeof(why), "tracepoint", "jbd2", err);
+		probe_status_reason(why, sizeof(why), "tracepoint", "jbd2", err);
 	} else {
 		snprintf(why, sizeof(why),
 			 "tracepoint jbd2:%s not found: jbd2 is not loaded yet (mount an ext4 with a journal, or modprobe jbd2); retried every interval",

@@ -144,7 +144,7 @@ static int warm_up(const struct sweep_opts *a)
 	if (!a->quiet)
 		fprintf(stderr, "warm-up run (not recorded)\n");
 	ret = record_exec_run(argv, false, &r) || r.exit_status ? -1 : 0;
-	if (ret && !stop_requested())
+	if (ret && !stop_signals_requested())
 		errmsg("the warm-up run failed%s%s",
 		       r.error[0] ? ": " : "", r.error);
 	record_exec_result_free(&r);
@@ -156,7 +156,7 @@ static int warm_up(const struct sweep_opts *a)
 /* The sweep ends early before or at cell i: the settings put back, and why. */
 static int sweep_ended(size_t i, size_t total, const char *dir)
 {
-	int stopped = stop_requested();
+	int stopped = stop_signals_requested();
 
 	restore_settings();
 	errmsg("sweep %s at cell %zu/%zu; records so far are in %s",
@@ -204,14 +204,14 @@ int sweep_run(const struct sweep_opts *a, char ***paths, int *npaths)
 		int failed;
 
 		/* a stop before a cell runs no more of it, not even its setup */
-		failed = stop_requested() || (!i && a->warmup && warm_up(a));
+		failed = stop_signals_requested() || (!i && a->warmup && warm_up(a));
 		if (!failed) {
 			sweep_matrix_cell(&a->m, i, v);
 			cell_file(a, v, path, sizeof(path));
 			(*paths)[(*npaths)++] = strdup(path);
 			failed = run_cell(a, i, total, path);
 		}
-		if (failed || stop_requested())
+		if (failed || stop_signals_requested())
 			return sweep_ended(i, total, a->dir);
 	}
 	return restore_settings() ? 1 : 0;
