@@ -68,11 +68,11 @@ static void config_read_interrupted_is_resumed(void **state)
 static void jiffies_convert_at_each_hz(void **state)
 {
 	(void)state;
-	assert_float_equal(jiffies_to_ms(1, 250), 4.0, 1e-9);
-	assert_float_equal(jiffies_to_ms(1, 1000), 1.0, 1e-9);
-	assert_float_equal(jiffies_to_ms(3, 300), 10.0, 1e-9);
-	assert_float_equal(jiffies_to_ms(25, 100), 250.0, 1e-9);
-	assert_float_equal(jiffies_to_ms(0, 250), 0.0, 1e-9);
+	assert_float_equal(hz_jiffies_to_ms(1, 250), 4.0, 1e-9);
+	assert_float_equal(hz_jiffies_to_ms(1, 1000), 1.0, 1e-9);
+	assert_float_equal(hz_jiffies_to_ms(3, 300), 10.0, 1e-9);
+	assert_float_equal(hz_jiffies_to_ms(25, 100), 250.0, 1e-9);
+	assert_float_equal(hz_jiffies_to_ms(0, 250), 0.0, 1e-9);
 }
 
 /* the kernel's TICK_NSEC for each HZ x86 offers, and HZ 24 and 1200 */

@@ -41,7 +41,7 @@ static void text_phases(FILE *out, const struct jbd2_report_ctx *ctx,
 	fprintf(out, "  phases, avg ms per transaction:");
 	for (int p = 0; p < JBD2_NR_PHASES; p++)
 		fprintf(out, " %s %.2f", jbd2_phase_names[p],
-			jiffies_to_ms(s->phase_jiffies[p], ctx->hz) /
+			hz_jiffies_to_ms(s->phase_jiffies[p], ctx->hz) /
 				s->transactions);
 	fprintf(out, "\n");
 }
@@ -59,7 +59,7 @@ static void text_checkpoints(FILE *out, const struct jbd2_report_ctx *ctx,
 	fprintf(out,
 		"  checkpoints: %llu transactions, avg %.2f ms, %llu blocks written, %llu dropped, %llu forced to close\n",
 		(unsigned long long)s->checkpoints,
-		jiffies_to_ms(s->chp_jiffies, ctx->hz) / s->checkpoints,
+		hz_jiffies_to_ms(s->chp_jiffies, ctx->hz) / s->checkpoints,
 		(unsigned long long)s->chp_written,
 		(unsigned long long)s->chp_dropped,
 		(unsigned long long)s->chp_forced_to_close);

@@ -48,7 +48,7 @@ static double phase_avg_ms(ROW, const void *in)
 	const struct jbd2_dev_stats *s = in_of(in)->s;
 
 	return s->transactions ?
-	       jiffies_to_ms(figure_u64(f, s), in_of(in)->hz) /
+	       hz_jiffies_to_ms(figure_u64(f, s), in_of(in)->hz) /
 	       s->transactions : 0.0;
 }
 

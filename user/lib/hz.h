@@ -44,7 +44,7 @@ int hz_of_running_kernel(void);
 	"jiffies cannot be converted"
 
 /* Milliseconds in j jiffies at hz. */
-static inline double jiffies_to_ms(uint64_t j, int hz)
+static inline double hz_jiffies_to_ms(uint64_t j, int hz)
 {
 	return (double)j * 1000.0 / hz;
 }

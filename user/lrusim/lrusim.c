@@ -107,7 +107,7 @@ static int hash_find(const struct lrusim *sim, const struct lrusim_cpu *c,
 	unsigned int mask = (1U << bits) - 1, i = key_hash(k, bits);
 
 	for (; c->hash[i]; i = (i + 1) & mask)
-		if (key_eq(&c->keys[c->hash[i] - 1], k))
+		if (lrusim_cpu_key_eq(&c->keys[c->hash[i] - 1], k))
 			return c->hash[i] - 1;
 	return -1;
 }
@@ -220,7 +220,7 @@ static struct lrusim_phantom *phantom_find(struct lrusim_cpu *c,
 					    const struct lru_key *k)
 {
 	for (int i = 0; i < c->nphantom; i++)
-		if (key_eq(&c->phantom[i].key, k))
+		if (lrusim_cpu_key_eq(&c->phantom[i].key, k))
 			return &c->phantom[i];
 	return NULL;
 }
@@ -256,7 +256,7 @@ static void phantoms_front(const struct lrusim *sim, struct lrusim_cpu *c,
 	for (int i = 0; i < c->nphantom;) {
 		struct lrusim_phantom *x = &c->phantom[i];
 
-		if (key_eq(&x->key, k) ||
+		if (lrusim_cpu_key_eq(&x->key, k) ||
 		    (stamp <= x->t && ++x->ahead >= sim->depth)) {
 			phantom_drop(c, x);
 			continue;
@@ -288,18 +288,18 @@ static void count_one(struct lrusim_cpu *c, struct lrusim_figures *f,
 	const struct lrusim_phantom *x;
 	int h = d >= 0 ? d + 1 : depth + 1, u = depth + 1, n;
 
-	add_sizes(f->hit, h, depth);
+	lrusim_cpu_add_sizes(f->hit, h, depth);
 	if (c->above_lost) {
 		u = l->S + 1;
-		add_sizes(f->und_hit, u > h ? u : h, depth);
-		add_sizes(f->und_miss, u, h - 1);
+		lrusim_cpu_add_sizes(f->und_hit, u > h ? u : h, depth);
+		lrusim_cpu_add_sizes(f->und_miss, u, h - 1);
 		return;
 	}
 	if (d >= 0) {
 		n = c->nphantom ? phantoms_above(c, d) : 0;
 		if (n)
-			add_sizes(f->und_hit, h > l->S ? h : l->S + 1,
-				  d + n < depth ? d + n : depth);
+			lrusim_cpu_add_sizes(f->und_hit, h > l->S ? h : l->S + 1,
+					     d + n < depth ? d + n : depth);
 		return;
 	}
 	if (!c->tail_known)
@@ -312,7 +312,7 @@ static void count_one(struct lrusim_cpu *c, struct lrusim_figures *f,
 		if (n + 1 < u)
 			u = n + 1;
 	}
-	add_sizes(f->und_miss, u, depth);
+	lrusim_cpu_add_sizes(f->und_miss, u, depth);
 }
 
 static int lookup_one(struct lrusim *sim, struct lrusim_cpu *c,
@@ -323,7 +323,7 @@ static int lookup_one(struct lrusim *sim, struct lrusim_cpu *c,
 
 	/* most lookups hit near the front: look there before hashing */
 	for (int i = 0; i < top; i++) {
-		if (key_eq(&c->keys[c->stack[i]], l->k)) {
+		if (lrusim_cpu_key_eq(&c->keys[c->stack[i]], l->k)) {
 			d = i;
 			s = c->stack[i];
 			break;
@@ -335,7 +335,7 @@ static int lookup_one(struct lrusim *sim, struct lrusim_cpu *c,
 	}
 	if (c->split)
 		return lrusim_cpu_split_lookup(sim, c, l, d);
-	o = predict(d, l->S, l->flags);
+	o = lrusim_cpu_predict(d, l->S, l->flags);
 	/* learning, the model cannot tell a hit from an install at S */
 	if (d < 0 && !c->tail_known && c->len < l->S &&
 	    (l->flags & LRU_EV_FRONT)) {
@@ -471,7 +471,7 @@ static bool model_lru_is(const struct lrusim_cpu *c, int S,
 	if ((c->len < S ? c->len : S) != n)
 		return false;
 	for (int j = 0; j < n; j++)
-		if (!key_eq(&c->keys[c->stack[j]], &keys[j]))
+		if (!lrusim_cpu_key_eq(&c->keys[c->stack[j]], &keys[j]))
 			return false;
 	return true;
 }
@@ -483,7 +483,7 @@ static bool model_starts_with(const struct lrusim_cpu *c,
 	if (c->split || c->len > n)
 		return false;
 	for (int j = 0; j < c->len; j++)
-		if (!key_eq(&c->keys[c->stack[j]], &keys[j]))
+		if (!lrusim_cpu_key_eq(&c->keys[c->stack[j]], &keys[j]))
 			return false;
 	return true;
 }

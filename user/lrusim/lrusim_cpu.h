@@ -62,13 +62,13 @@ struct lrusim_lookup {
 	bool conflict;
 };
 
-static inline bool key_eq(const struct lru_key *a, const struct lru_key *b)
+static inline bool lrusim_cpu_key_eq(const struct lru_key *a, const struct lru_key *b)
 {
 	return a->block == b->block && a->dev == b->dev && a->size == b->size;
 }
 
 /* Sizes a..b (1-based, inclusive) each count one more. */
-static inline void add_sizes(int64_t *arr, int a, int b)
+static inline void lrusim_cpu_add_sizes(int64_t *arr, int a, int b)
 {
 	if (a > b)
 		return;
@@ -77,7 +77,7 @@ static inline void add_sizes(int64_t *arr, int a, int b)
 }
 
 /* What the kernel's LRU of size S did, by the model's depth d of the key. */
-static inline int predict(int d, int S, unsigned int flags)
+static inline int lrusim_cpu_predict(int d, int S, unsigned int flags)
 {
 	if (d >= 0 && d < S)
 		return LRU_HIT;

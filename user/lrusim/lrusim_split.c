@@ -149,7 +149,7 @@ int lrusim_cpu_split_lookup(struct lrusim *sim, struct lrusim_cpu *c,
 		o = LRU_HIT;
 		l->slot = d;
 	} else {
-		o = predict(-1, S, l->flags);
+		o = lrusim_cpu_predict(-1, S, l->flags);
 	}
 	l->conflict = mx <= S && !(l->flags & LRU_EV_FRONT);
 	if (l->counted) {
@@ -157,7 +157,7 @@ int lrusim_cpu_split_lookup(struct lrusim *sim, struct lrusim_cpu *c,
 			f->slots[l->slot]++;
 		else if (o == LRU_MISS_INSTALLED && S && c->len >= S)
 			f->evictions++;
-		add_sizes(f->hit, mx, D);
+		lrusim_cpu_add_sizes(f->hit, mx, D);
 		/*
 		 * Undecided: every size above S while phantoms may be ahead;
 		 * the sizes not full, a key not held, while the tail is not
@@ -167,8 +167,8 @@ int lrusim_cpu_split_lookup(struct lrusim *sim, struct lrusim_cpu *c,
 			u = S + 1;
 		if (p < 0 && !c->tail_known && c->len + 1 < u)
 			u = c->len + 1;
-		add_sizes(f->und_hit, u > mx ? u : mx, D);
-		add_sizes(f->und_miss, u, mx - 1);
+		lrusim_cpu_add_sizes(f->und_hit, u > mx ? u : mx, D);
+		lrusim_cpu_add_sizes(f->und_miss, u, mx - 1);
 	}
 	if (l->conflict)
 		return o;
@@ -219,7 +219,7 @@ bool lrusim_cpu_split_lru_is(const struct lrusim_cpu *c, int S,
 	for (int i = 0; i < c->len && j < n; i++) {
 		if (c->mpos[i] >= S)
 			continue;
-		if (!key_eq(&c->keys[c->stack[i]], &keys[j++]))
+		if (!lrusim_cpu_key_eq(&c->keys[c->stack[i]], &keys[j++]))
 			return false;
 	}
 	return true;

@@ -47,8 +47,8 @@ static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
  * The varint at buf[*pos], len the bytes readable: 0, or -1 when it runs
  * past len or is longer than 10 bytes (64 bits).
  */
-static inline int get_varint(const uint8_t *buf, size_t len, size_t *pos,
-			     uint64_t *v)
+static inline int lru_trace_codec_get_varint(const uint8_t *buf, size_t len, size_t *pos,
+					     uint64_t *v)
 {
 	size_t i = *pos;
 	uint64_t x = 0;

@@ -281,7 +281,7 @@ static int read_frame(struct lru_trace_reader *r, char *why, size_t len)
 
 static int varint_in(struct lru_trace_reader *r, int col, uint64_t *v)
 {
-	return get_varint(r->c.col[col], r->c.len[col], &r->c.pos[col], v);
+	return lru_trace_codec_get_varint(r->c.col[col], r->c.len[col], &r->c.pos[col], v);
 }
 
 /* One record from the current frame's columns: 0, or -1 if corrupt. */
