@@ -345,11 +345,11 @@ static void lookups_in_a_clean_interval_are_exact(void **state)
 				pinned = { .ghost_absent = 1 };
 
 	(void)state;
-	assert_string_equal(lru_report_whatif_above(&clean), "exact");
-	assert_string_equal(lru_report_whatif_above(&reread), "lower bound");
-	assert_string_equal(lru_report_whatif_above(&moved), "approximate");
+	assert_string_equal(lru_curve_above_exactness(&clean), "exact");
+	assert_string_equal(lru_curve_above_exactness(&reread), "lower bound");
+	assert_string_equal(lru_curve_above_exactness(&moved), "approximate");
 	/* a larger LRU would have pinned a buffer the kernel found absent */
-	assert_string_equal(lru_report_whatif_above(&pinned), "approximate");
+	assert_string_equal(lru_curve_above_exactness(&pinned), "approximate");
 }
 
 /*

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "record/record_json.h"
 #include "record/record_read.h"
 
 #define VALID \
@@ -203,12 +204,12 @@ static void numbers_are_found_by_dotted_path(void **state)
 	double v = 0;
 
 	(void)state;
-	assert_int_equal(record_read_number(root, "runs.0.wall_s", &v, err,
+	assert_int_equal(record_json_number(root, "runs.0.wall_s", &v, err,
 					    sizeof(err)), 1);
 	assert_float_equal(v, 0.5, 0);
-	assert_int_equal(record_read_number(root, "runs.1.wall_s", &v, err,
+	assert_int_equal(record_json_number(root, "runs.1.wall_s", &v, err,
 					    sizeof(err)), 0);
-	assert_int_equal(record_read_number(root, "host.kernel", &v, err,
+	assert_int_equal(record_json_number(root, "host.kernel", &v, err,
 					    sizeof(err)), -1);
 	assert_string_equal(err, "field host.kernel: want a number, found a string");
 	json_object_put(root);
@@ -305,9 +306,9 @@ static void record_number_reader_refuses_non_finite_values(void **state)
 	double v = 0;
 
 	(void)state;
-	assert_int_equal(record_read_number(root, "a", &v, err, sizeof(err)), -1);
+	assert_int_equal(record_json_number(root, "a", &v, err, sizeof(err)), -1);
 	assert_string_equal(err, "field a: NaN is not a finite number");
-	assert_int_equal(record_read_number(root, "b", &v, err, sizeof(err)), -1);
+	assert_int_equal(record_json_number(root, "b", &v, err, sizeof(err)), -1);
 	json_object_put(root);
 }
 

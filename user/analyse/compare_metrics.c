@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "record/record_json.h"
 #include "analyse/compare_metrics.h"
 #include "jbd2/jbd2_table.h"
 #include "lru/lru_table.h"
@@ -26,7 +27,7 @@ static int emit(struct walk *w, const char *rel, const char *key,
 	int got;
 
 	snprintf(path, sizeof(path), "runs.%d.%s", w->run, rel);
-	got = record_read_number(w->root, path, &m.value, w->err, w->errlen);
+	got = record_json_number(w->root, path, &m.value, w->err, w->errlen);
 	if (got <= 0)
 		return got;
 	m.value *= scale;
@@ -40,7 +41,7 @@ static int bench_metrics(struct walk *w)
 	int err;
 
 	snprintf(path, sizeof(path), "runs.%d.result.phases", w->run);
-	phases = record_read_get(w->root, path);
+	phases = record_json_get(w->root, path);
 	if (json_object_is_type(phases, json_type_object)) {
 		json_object_object_foreach(phases, phase, val) {
 			(void)val;
@@ -63,14 +64,14 @@ static int bench_metrics(struct walk *w)
 /* The jbd2 device of the workload's filesystem, or the busiest one. */
 static int jbd2_device(struct walk *w)
 {
-	const char *dev = record_read_string(w->root, "target.dev");
+	const char *dev = record_json_string(w->root, "target.dev");
 	char path[64];
 	struct json_object *devs;
 	int best = -1;
 	double most = -1;
 
 	snprintf(path, sizeof(path), "runs.%d.jbd2.devices", w->run);
-	devs = record_read_get(w->root, path);
+	devs = record_json_get(w->root, path);
 	if (!json_object_is_type(devs, json_type_array))
 		return -1;
 	for (size_t i = 0; i < json_object_array_length(devs); i++) {
@@ -81,13 +82,13 @@ static int jbd2_device(struct walk *w)
 		/* record_check() vouches for the types; absent is possible. */
 		snprintf(path, sizeof(path), "runs.%d.jbd2.devices.%zu.dev",
 			 w->run, i);
-		name = record_read_string(w->root, path);
+		name = record_json_string(w->root, path);
 		if (dev && name && !strcmp(name, dev))
 			return (int)i;
 		snprintf(path, sizeof(path),
 			 "runs.%d.jbd2.devices.%zu.transactions", w->run, i);
 		if (!json_object_is_type(d, json_type_object) ||
-		    record_read_number(w->root, path, &n, w->err,
+		    record_json_number(w->root, path, &n, w->err,
 				       w->errlen) < 0)
 			continue;
 		if (n > most) {
@@ -141,11 +142,11 @@ static int table_metrics(struct walk *w, const struct figure_table *t,
 		}
 		/* a ratio of two figures, where both are and the divisor is not 0 */
 		snprintf(path, sizeof(path), "runs.%d.%s", w->run, rel);
-		if (record_read_number(w->root, path, &num, w->err,
+		if (record_json_number(w->root, path, &num, w->err,
 				       w->errlen) <= 0)
 			continue;
 		snprintf(path, sizeof(path), "runs.%d.%s.%s", w->run, base, f->per);
-		if (record_read_number(w->root, path, &den, w->err,
+		if (record_json_number(w->root, path, &den, w->err,
 				       w->errlen) <= 0 ||
 		    !den)
 			continue;
@@ -182,7 +183,7 @@ static int lru_metrics(struct walk *w)
 	if (err)
 		return err;
 	snprintf(path, sizeof(path), "runs.%d.lru.cpus", w->run);
-	cpus = record_read_get(w->root, path);
+	cpus = record_json_get(w->root, path);
 	if (!json_object_is_type(cpus, json_type_array))
 		return 0;
 	for (size_t c = 0; c < json_object_array_length(cpus); c++) {

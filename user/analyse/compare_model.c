@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/record_json.h"
 #include "analyse/compare_metrics.h"
 #include "analyse/compare_model.h"
 #include "lib/term_safe.h"
@@ -150,7 +151,7 @@ static bool run_ok(struct json_object *root, int i)
 	char path[48];
 
 	snprintf(path, sizeof(path), "runs.%d.ok", i);
-	return json_object_get_boolean(record_read_get(root, path));
+	return json_object_get_boolean(record_json_get(root, path));
 }
 
 static int gather_record(struct gather *g, char *err, size_t errlen)
@@ -159,7 +160,7 @@ static int gather_record(struct gather *g, char *err, size_t errlen)
 	char why[256];
 	int ret;
 
-	r->nr_runs = json_object_array_length(record_read_get(r->root, "runs"));
+	r->nr_runs = json_object_array_length(record_json_get(r->root, "runs"));
 	for (int i = 0; i < r->nr_runs; i++) {
 		if (!run_ok(r->root, i))
 			continue;
@@ -234,7 +235,7 @@ static void warn(struct cmp_table *t, const char *fmt, ...)
 
 static const char *str_or(struct json_object *root, const char *path)
 {
-	struct json_object *o = record_read_get(root, path);
+	struct json_object *o = record_json_get(root, path);
 
 	return o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) :
 		   "none";
@@ -274,8 +275,8 @@ static void plain_options(const char *in, char *out, size_t len)
 
 static void warn_params(struct cmp_table *t, int r)
 {
-	struct json_object *a = record_read_get(t->recs[0].root, "workload.params");
-	struct json_object *b = record_read_get(t->recs[r].root, "workload.params");
+	struct json_object *a = record_json_get(t->recs[0].root, "workload.params");
+	struct json_object *b = record_json_get(t->recs[r].root, "workload.params");
 	char path[160], what[160];
 
 	if (!json_object_is_type(a, json_type_object) ||
@@ -302,9 +303,9 @@ static void find_warnings(struct cmp_table *t)
 		differs(t, r, "host.nr_cpus", "CPU count");
 		differs(t, r, "target.fstype", "filesystem");
 		differs(t, r, "target.source", "device");
-		plain_options(record_read_string(t->recs[0].root, "target.super_options"),
+		plain_options(record_json_string(t->recs[0].root, "target.super_options"),
 			      a, sizeof(a));
-		plain_options(record_read_string(t->recs[r].root, "target.super_options"),
+		plain_options(record_json_string(t->recs[r].root, "target.super_options"),
 			      b, sizeof(b));
 		if (strcmp(a, b))
 			warn(t, "mount options differ beyond the batch times: %s in %s, %s in %s",
@@ -321,7 +322,7 @@ static void find_warnings(struct cmp_table *t)
 /* The record's label, or its file name; safe for a terminal either way. */
 static void set_label(struct cmp_record *r)
 {
-	const char *l = record_read_string(r->root, "label");
+	const char *l = record_json_string(r->root, "label");
 	char copy[4096], *base, *dot;
 
 	if (l && *l) {

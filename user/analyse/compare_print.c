@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "record/record_json.h"
 #include "analyse/compare_print.h"
 #include "record/record_read.h"
 #include "lib/json_out.h"
@@ -72,7 +73,7 @@ static bool any_repeats(const struct cmp_table *t)
 static const char *text_of(struct json_object *root, const char *path,
 			   const char *absent, char *buf, size_t len)
 {
-	const char *s = record_read_string(root, path);
+	const char *s = record_json_string(root, path);
 
 	if (s)
 		return term_safe(buf, len, s);
@@ -116,9 +117,9 @@ static void describe_record(FILE *out, const struct cmp_table *t, int r,
 	const char *v[NF], *label = t->recs[r].label;
 	double lru = 0, min = 0, max = 0;
 
-	record_read_number(root, "tunables.lru_size", &lru, e, sizeof(e));
-	record_read_number(root, "tunables.min_batch_time_us", &min, e, sizeof(e));
-	record_read_number(root, "tunables.max_batch_time_us", &max, e, sizeof(e));
+	record_json_number(root, "tunables.lru_size", &lru, e, sizeof(e));
+	record_json_number(root, "tunables.min_batch_time_us", &min, e, sizeof(e));
+	record_json_number(root, "tunables.max_batch_time_us", &max, e, sizeof(e));
 	for (int i = 0; i < NF; i++) {
 		v[i] = text_of(root, field[i].path, field[i].absent, safe[i],
 			       sizeof(safe[i]));
@@ -323,11 +324,11 @@ static struct json_object *record_json(const struct cmp_record *rec)
 	json_object_object_add(o, "label", json_object_new_string(rec->label));
 	json_object_object_add(o, "runs", json_object_new_int(rec->nr_runs));
 	json_object_object_add(o, "runs_ok", json_object_new_int(rec->nr_ok));
-	v = record_read_get(rec->root, "host.kernel");
+	v = record_json_get(rec->root, "host.kernel");
 	json_object_object_add(o, "kernel", json_object_get(v));
-	v = record_read_get(rec->root, "target");
+	v = record_json_get(rec->root, "target");
 	json_object_object_add(o, "target", json_object_get(v));
-	v = record_read_get(rec->root, "tunables");
+	v = record_json_get(rec->root, "tunables");
 	json_object_object_add(o, "tunables", json_object_get(v));
 	return o;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
 
+#include "lib/json_out.h"
 #include "lru/lru_curve.h"
 
 uint64_t lru_curve_classified(const struct lru_dev_stats *s)
@@ -34,4 +35,33 @@ void lru_curve(const struct lru_dev_stats *s, double *ratio, int n)
 		below += s->dist[k - 1];
 		ratio[k - 1] = total ? (double)below / (double)total : NAN;
 	}
+}
+
+const char *lru_curve_above_exactness(const struct lru_cpu_counters *c)
+{
+	if (c->ghost_not_installed || c->ghost_absent)
+		return "approximate";
+	if (c->resyncs)
+		return "lower bound";
+	return "exact";
+}
+
+struct json_object *lru_curve_json(const struct lru_dev_stats *s, int lo,
+				   int hi)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *sizes = json_object_new_array();
+	struct json_object *ratios = json_object_new_array();
+	double r[BHSCOPE_LRU_DEPTH_MAX];
+
+	if (hi > BHSCOPE_LRU_DEPTH_MAX)
+		hi = BHSCOPE_LRU_DEPTH_MAX;
+	lru_curve(s, r, hi);
+	for (int k = lo; k <= hi; k++) {
+		json_object_array_add(sizes, json_object_new_int(k));
+		json_object_array_add(ratios, json_out_double(r[k - 1]));
+	}
+	json_object_object_add(o, "sizes", sizes);
+	json_object_object_add(o, "hit_ratio", ratios);
+	return o;
 }

@@ -9,6 +9,7 @@
 #ifndef BHSCOPE_LRU_CURVE_H
 #define BHSCOPE_LRU_CURVE_H
 
+#include <json-c/json.h>
 #include <stdint.h>
 
 #include "lru_stats.h"
@@ -32,5 +33,20 @@ void lru_curve_hit_ratio_range(const struct lru_dev_stats *s, double *lo,
  * (n <= BHSCOPE_LRU_DEPTH_MAX); NAN everywhere without classified lookups.
  */
 void lru_curve(const struct lru_dev_stats *s, double *ratio, int n);
+
+/*
+ * How exact the what-if curve is above the LRU's size over an interval
+ * with these counters: "exact" (no unseen change, no not-installed miss
+ * found in the ghost list), "lower bound" (the model re-read an LRU it
+ * could not explain: the ghost list misses keys or holds stale ones, which only deepens distances), or "approximate"
+ * (a miss not installed was in the ghost list: a larger LRU would have
+ * reordered where the kernel's did not). Sizes up to the LRU's are exact
+ * over the classified lookups.
+ */
+const char *lru_curve_above_exactness(const struct lru_cpu_counters *c);
+
+/* {"sizes": [lo..hi], "hit_ratio": [...]} with null where unknown. */
+struct json_object *lru_curve_json(const struct lru_dev_stats *s, int lo,
+				   int hi);
 
 #endif /* BHSCOPE_LRU_CURVE_H */

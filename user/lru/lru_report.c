@@ -255,15 +255,6 @@ void lru_report_curve_text(FILE *out, const struct lru_dev_stats *total,
 	free(cr);
 }
 
-const char *lru_report_whatif_above(const struct lru_cpu_counters *c)
-{
-	if (c->ghost_not_installed || c->ghost_absent)
-		return "approximate";
-	if (c->resyncs)
-		return "lower bound";
-	return "exact";
-}
-
 /* Which sizes of the curve are exact, and which a bound (see --help). */
 static void text_exactness(FILE *out, const struct lru_report_ctx *ctx,
 			   const struct lru_snapshot *delta)
@@ -276,7 +267,7 @@ static void text_exactness(FILE *out, const struct lru_report_ctx *ctx,
 	if (ctx->whatif > ctx->lru_size)
 		fprintf(out, "; sizes %d-%d: %s (re-read %llu, not-installed hits %llu, absent hits %llu)",
 			ctx->lru_size + 1, ctx->whatif,
-			lru_report_whatif_above(&c),
+			lru_curve_above_exactness(&c),
 			(unsigned long long)c.resyncs,
 			(unsigned long long)c.ghost_not_installed,
 			(unsigned long long)c.ghost_absent);
@@ -330,26 +321,6 @@ void lru_report_text(FILE *out, const struct lru_report_ctx *ctx,
 		lru_selfcost_print(out, ctx->selfcost);
 	fprintf(out, "\n");
 	fflush(out);
-}
-
-struct json_object *lru_report_curve_json(const struct lru_dev_stats *s, int lo,
-					  int hi)
-{
-	struct json_object *o = json_object_new_object();
-	struct json_object *sizes = json_object_new_array();
-	struct json_object *ratios = json_object_new_array();
-	double r[BHSCOPE_LRU_DEPTH_MAX];
-
-	if (hi > BHSCOPE_LRU_DEPTH_MAX)
-		hi = BHSCOPE_LRU_DEPTH_MAX;
-	lru_curve(s, r, hi);
-	for (int k = lo; k <= hi; k++) {
-		json_object_array_add(sizes, json_object_new_int(k));
-		json_object_array_add(ratios, json_out_double(r[k - 1]));
-	}
-	json_object_object_add(o, "sizes", sizes);
-	json_object_object_add(o, "hit_ratio", ratios);
-	return o;
 }
 
 /* The rows from one source into o: null, or absent, where unavailable. */

@@ -40,20 +40,4 @@ void lru_report_curve_text(FILE *out, const struct lru_dev_stats *total,
 			   const struct lru_dev_stats *cpus, int nr_cpus,
 			   int lo, int hi, int lru_size);
 
-/*
- * How exact the what-if curve is above the LRU's size over an interval
- * with these counters: "exact" (no unseen change, no not-installed miss
- * found in the ghost list), "lower bound" (the
- * model re-read an LRU it could not explain: the ghost list misses keys
- * or holds stale ones, which only deepens distances), or "approximate"
- * (a miss not installed was in the ghost list: a larger LRU would have
- * reordered where the kernel's did not). Sizes up to the LRU's are exact
- * over the classified lookups.
- */
-const char *lru_report_whatif_above(const struct lru_cpu_counters *c);
-
-/* {"sizes": [lo..hi], "hit_ratio": [...]} with null where unknown. */
-struct json_object *lru_report_curve_json(const struct lru_dev_stats *s, int lo,
-					  int hi);
-
 #endif /* BHSCOPE_LRU_REPORT_H */

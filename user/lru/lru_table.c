@@ -5,7 +5,6 @@
 
 #include "lib/json_out.h"
 #include "lru/lru_curve.h"
-#include "lru/lru_report.h"
 #include "lru/lru_table.h"
 
 #define STR(x)		#x
@@ -66,7 +65,7 @@ static struct json_object *slots(ROW, const void *in)
 
 static struct json_object *whatif(ROW, const void *in)
 {
-	return lru_report_curve_json(in_of(in)->s, 1, in_of(in)->whatif);
+	return lru_curve_json(in_of(in)->s, 1, in_of(in)->whatif);
 }
 
 uint64_t lru_table_unsynced_all(const struct lru_table_in *in)
@@ -124,7 +123,7 @@ static struct json_object *exact_sizes(ROW, const void *in)
 
 static struct json_object *whatif_above(ROW, const void *in)
 {
-	return json_object_new_string(lru_report_whatif_above(in_of(in)->c));
+	return json_object_new_string(lru_curve_above_exactness(in_of(in)->c));
 }
 
 const struct figure lru_table[] = {

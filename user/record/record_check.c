@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/record_json.h"
 #include "jbd2/jbd2_table.h"
 #include "lib/why.h"
 #include "lru/lru_table.h"
@@ -122,20 +123,6 @@ static const char *const want_names[] = {
 	[W_INT] = "an integer", [W_NUMBER] = "a number",
 };
 
-const char *record_check_type_name(struct json_object *o)
-{
-	switch (json_object_get_type(o)) {
-	case json_type_null: return "null";
-	case json_type_boolean: return "a boolean";
-	case json_type_double: return "a number";
-	case json_type_int: return "an integer";
-	case json_type_object: return "an object";
-	case json_type_array: return "an array";
-	case json_type_string: return "a string";
-	}
-	return "something else";
-}
-
 static bool has_type(struct json_object *o, enum want want)
 {
 	enum json_type t = json_object_get_type(o);
@@ -174,7 +161,7 @@ static int check_value(struct json_object *v, const struct field *f,
 	}
 	if (!has_type(v, f->want))
 		return why_fail(err, len, "field %s: want %s, found %s", path,
-			    want_names[f->want], record_check_type_name(v));
+			    want_names[f->want], record_json_type_name(v));
 	switch (f->want) {
 	case W_INT:
 	case W_NUMBER:
@@ -323,16 +310,16 @@ static int check_finite(struct json_object *o, char *path, size_t size,
 /* Per-CPU arrays hold at most the host's possible CPUs. */
 static int check_cpu_counts(struct json_object *root, char *err, size_t len)
 {
-	struct json_object *runs = record_read_get(root, "runs"), *a;
+	struct json_object *runs = record_json_get(root, "runs"), *a;
 	double cpus;
 	char path[96];
 
-	if (record_read_number(root, "host.possible_cpus", &cpus, err, len) <= 0 &&
-	    record_read_number(root, "host.nr_cpus", &cpus, err, len) <= 0)
+	if (record_json_number(root, "host.possible_cpus", &cpus, err, len) <= 0 &&
+	    record_json_number(root, "host.nr_cpus", &cpus, err, len) <= 0)
 		return 0;
 	for (size_t r = 0; r < json_object_array_length(runs); r++) {
 		snprintf(path, sizeof(path), "runs.%zu.lru.cpus", r);
-		a = record_read_get(root, path);
+		a = record_json_get(root, path);
 		if (json_object_is_type(a, json_type_array) &&
 		    json_object_array_length(a) > cpus)
 			return why_fail(err, len, "field %s: %zu CPUs, but the host has %.0f",
@@ -350,12 +337,12 @@ static int check_schema(struct json_object *root, char *err, size_t len)
 
 	if (!json_object_is_type(root, json_type_object))
 		return why_fail(err, len, "not a bhscope record: the top level is %s, not an object",
-			    record_check_type_name(root));
+			    record_json_type_name(root));
 	if (!json_object_object_get_ex(root, "schema", &s))
 		return why_fail(err, len, "not a bhscope record: no \"schema\" field");
 	if (!json_object_is_type(s, json_type_string))
 		return why_fail(err, len, "field schema: want a string, found %s",
-			    record_check_type_name(s));
+			    record_json_type_name(s));
 	name = json_object_get_string(s);
 	slash = strchr(name, '/');
 	if (!slash || (size_t)(slash - name) != strlen(RECORD_SCHEMA_NAME) ||

@@ -14,7 +14,4 @@
  */
 int record_check(struct json_object *root, char *err, size_t errlen);
 
-/* "a string", "null"...: a JSON value's type, for messages. */
-const char *record_check_type_name(struct json_object *o);
-
 #endif /* BHSCOPE_RECORD_CHECK_H */

@@ -24,20 +24,4 @@ int record_read(const char *path, struct json_object **root, char *err,
 int record_read_parse(const char *buf, size_t size, struct json_object **root,
 		      char *err, size_t errlen);
 
-/*
- * The value at a dotted path ("runs.0.wall_s": array indices are numbers),
- * or NULL when a step is missing or null.
- */
-struct json_object *record_read_get(struct json_object *root, const char *path);
-
-/*
- * The number at path in *out. Returns 1 when found, 0 when absent or null,
- * -1 (with err) when present but not a finite number.
- */
-int record_read_number(struct json_object *root, const char *path, double *out,
-		       char *err, size_t errlen);
-
-/* The string at path, or NULL when absent or not a string. */
-const char *record_read_string(struct json_object *root, const char *path);
-
 #endif /* BHSCOPE_RECORD_READ_H */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/record_json.h"
 #include "analyse/compare_model.h"
 #include "analyse/compare_print.h"
 #include "record/record_read.h"
@@ -43,14 +44,14 @@ struct sweep_tab {
 
 static long get_long(struct json_object *root, const char *path)
 {
-	struct json_object *o = record_read_get(root, path);
+	struct json_object *o = record_json_get(root, path);
 
 	return json_object_is_type(o, json_type_int) ? json_object_get_int64(o) : -1;
 }
 
 static int config_of(struct sweep_tab *t, struct json_object *root)
 {
-	const char *label = record_read_string(root, "sweep.config");
+	const char *label = record_json_string(root, "sweep.config");
 	long index = get_long(root, "sweep.config_index");
 	int i;
 
@@ -107,7 +108,7 @@ static int add_record(struct sweep_tab *t, const char *path)
 		compare_model_free(&one);
 		return -1;
 	}
-	t->sync |= !strcmp(record_read_string(one.recs[0].root, "workload.name") ?: "",
+	t->sync |= !strcmp(record_json_string(one.recs[0].root, "workload.name") ?: "",
 			   "sync");
 	for (int m = 0; m < NR_METRICS; m++) {
 		const struct cmp_row *row = compare_model_row(&one,
@@ -315,7 +316,7 @@ static long cell_index(const char *path)
 	long v = -1;
 
 	if (!record_read(path, &root, err, sizeof(err))) {
-		struct json_object *c = record_read_get(root, "sweep.cell");
+		struct json_object *c = record_json_get(root, "sweep.cell");
 
 		if (c)
 			v = json_object_get_int64(c);
