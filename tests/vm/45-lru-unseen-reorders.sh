@@ -33,23 +33,34 @@ rounds() {
 }
 rounds $((2 * X))
 
-lru_start lru.json -C -d $LRU_DEV --hook kprobe 3600 1
-lru_oracle_start oracle.json "$(lru_kdev)"
+# attempt: one traced run of the rounds beside the readers; sets both
+attempt() {
+	lru_start lru.json -C -d $LRU_DEV --hook kprobe 3600 1
+	lru_oracle_start oracle.json "$(lru_kdev)"
+	# not real-time: the rounds and a reader share CPU 1, so the reader is
+	# preempted with its guard held as often as the tick falls
+	rounds $ROUNDS
+	lru_oracle_stop oracle.json
+	lru_stop lru.json
+	last=$(tail -n 1 lru.json)
+	both=$(jq -c -n --argjson l "$last" --argjson c "$(lru_cpu lru.json)" \
+		--argjson o "$(cat oracle.json)" \
+		'{lookups: $c.lookups, hits: $c.hits, slot2: $c.slots[2], slot15: $c.slots[15],
+		  elsewhere: ([$c.slots | to_entries[] | select(.key != 2 and .key != 15) | .value] | add),
+		  misses: ($c.installed + $c.not_installed + $c.absent), unsynced: $c.unsynced,
+		  lost: $l.lost_lookups, lost_complete: $l.lost_lookups_complete,
+		  full_checks: $l.counters.full_checks,
+		  calls: ($o.calls | add), touches: ($o.touches | add), oracle_misses: $o.misses}')
+}
 lru_map_readers
-# not real-time: the rounds and a reader share CPU 1, so the reader is
-# preempted with its guard held as often as the tick falls
-rounds $ROUNDS
-lru_oracle_stop oracle.json
-lru_stop lru.json
-last=$(tail -n 1 lru.json)
-both=$(jq -c -n --argjson l "$last" --argjson c "$(lru_cpu lru.json)" \
-	--argjson o "$(cat oracle.json)" \
-	'{lookups: $c.lookups, hits: $c.hits, slot2: $c.slots[2], slot15: $c.slots[15],
-	  elsewhere: ([$c.slots | to_entries[] | select(.key != 2 and .key != 15) | .value] | add),
-	  misses: ($c.installed + $c.not_installed + $c.absent), unsynced: $c.unsynced,
-	  lost: $l.lost_lookups, lost_complete: $l.lost_lookups_complete,
-	  full_checks: $l.counters.full_checks,
-	  calls: ($o.calls | add), touches: ($o.touches | add), oracle_misses: $o.misses}')
+# the readers hide lookups as often as the tick preempts one of them with
+# its guard held: most runs, not all (6.12-rt once hid none of 4500), so
+# up to three runs for the case to arise
+for ((try = 1; try <= 3; try++)); do
+	attempt
+	[[ $(jq -r '.lost_complete and .lost == 0' <<<"$both") == true ]] || break
+	echo "run $try: no lookup hidden: $both"
+done
 echo "rounds of X, B, A beside busy readers: $both"
 lru_check "every classified hit is where the workload puts it: slot 2 (A, B) or 15 (X)" \
 	'.elsewhere == 0' "$both"

@@ -29,8 +29,11 @@ lru_list "$PWD/mnt/d" 2
 lru_start kept.json -C -d $LRU_DEV --whatif 64 3600 1
 lru_list "$PWD/mnt/d" 4
 lru_stop kept.json
-lru_check "without a drop the sizes above 16 are exact and nothing is absent" \
-	'.whatif_above == "exact" and .counters.ghost_absent == 0 and .total.absent == 0' \
+# the listing finds nothing absent; the kernel's own work on the device
+# (a commit, reclaim: seen on 6.12, 2 of 101 lookups) may, but never a
+# block of the ghost list
+lru_check "without a drop the sizes above 16 are exact and nothing in the ghost list is absent" \
+	'.whatif_above == "exact" and .counters.ghost_absent == 0' \
 	"$(tail -n 1 kept.json)"
 
 read -ra blocks <<<"$(debugfs -R "blocks /d" /dev/$LRU_DEV 2>/dev/null)"
@@ -47,6 +50,6 @@ last=$(tail -n 1 dropped.json)
 echo "after the drop: $(jq -c '{absent: .total.absent, ghost_absent: .counters.ghost_absent,
 	whatif_above, installed: .total.installed}' <<<"$last")"
 lru_check "the 8 blocks dropped are absent, each lookup of them found in the ghost list" \
-	".total.absent == 2 * $((K - 16)) and .counters.ghost_absent == 2 * $((K - 16))" "$last"
+	".counters.ghost_absent == 2 * $((K - 16)) and .total.absent >= 2 * $((K - 16))" "$last"
 lru_check "so the sizes above 16 are approximate, not exact" \
 	'.whatif_above == "approximate"' "$last"
