@@ -38,16 +38,28 @@ lru_check "without a drop the sizes above 16 are exact and nothing in the ghost 
 
 read -ra blocks <<<"$(debugfs -R "blocks /d" /dev/$LRU_DEV 2>/dev/null)"
 ((${#blocks[@]} == K)) || fail "debugfs lists ${#blocks[@]} blocks of the directory, not $K"
-lru_start dropped.json -C -d $LRU_DEV --whatif 64 3600 1
-lru_list "$PWD/mnt/d" 2
-for b in "${blocks[@]:0:K-16}"; do
-	dd if=/dev/$LRU_DEV of=/dev/null bs=4096 skip="$b" count=1 iflag=nocache status=none ||
-		fail "dd iflag=nocache of block $b"
+# dropped: one traced run of the drop. Dropping a page another CPU's
+# folio batch still holds makes fadvise drain every CPU's LRU
+# (lru_add_drain_all): the ghost list rightly goes with it, as a larger
+# LRU would have been emptied too, and the known answer is lost. Seen on
+# 6.12; up to three runs for one without an emptying.
+dropped() {
+	lru_start dropped.json -C -d $LRU_DEV --whatif 64 3600 1
+	lru_list "$PWD/mnt/d" 2
+	for b in "${blocks[@]:0:K-16}"; do
+		dd if=/dev/$LRU_DEV of=/dev/null bs=4096 skip="$b" count=1 iflag=nocache status=none ||
+			fail "dd iflag=nocache of block $b"
+	done
+	lru_list "$PWD/mnt/d" 1
+	lru_stop dropped.json
+}
+for ((try = 1; try <= 3; try++)); do
+	dropped
+	(($(tail -n 1 dropped.json | jq '.counters.resets') == 0)) && break
+	echo "run $try: the LRU was emptied during the drop; again"
 done
-lru_list "$PWD/mnt/d" 1
-lru_stop dropped.json
 last=$(tail -n 1 dropped.json)
-echo "after the drop: $(jq -c '{absent: .total.absent, ghost_absent: .counters.ghost_absent,
+echo "after the drop: $(jq -c '{absent: .total.absent, ghost_absent: .counters.ghost_absent, resets: .counters.resets,
 	whatif_above, installed: .total.installed}' <<<"$last")"
 lru_check "the 8 blocks dropped are absent, each lookup of them found in the ghost list" \
 	".counters.ghost_absent == 2 * $((K - 16)) and .total.absent >= 2 * $((K - 16))" "$last"
