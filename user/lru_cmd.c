@@ -205,13 +205,9 @@ static int read_snapshot(void *arg, void *out)
 {
 	struct lru_live *l = arg;
 	struct lru_snapshot *snap = out;
-	int err;
 
 	snap->nr_cpus = l->s->nr_cpus;
-	lru_session_recheck_preempt(l->s);
-	err = lru_session_read(l->s, snap);
-	lru_session_recheck_owner(l->s, snap);
-	return err;
+	return lru_session_interval(l->s, snap);
 }
 
 static int report(void *arg, const void *cur, const void *prev,
@@ -264,13 +260,9 @@ static uint64_t events_lost(struct lru_session *s)
 {
 	struct lru_snapshot snap = { .nr_cpus = s->nr_cpus };
 	struct lru_cpu_counters c = {};
-	int err;
 
 	/* rechecked as every read is: the messages of a change, if any */
-	lru_session_recheck_preempt(s);
-	err = lru_session_read(s, &snap);
-	lru_session_recheck_owner(s, &snap);
-	if (!err)
+	if (!lru_session_interval(s, &snap))
 		lru_snapshot_counters_total(&snap, &c);
 	lru_snapshot_free(&snap);
 	return c.events_lost;

@@ -81,16 +81,11 @@ int lru_session_lru_size(const struct lru_session *s);
 
 /*
  * A read attaches and changes nothing: whoever reads a session rechecks
- * it around each read, in this order,
- *
- *	lru_session_recheck_preempt(s);
- *	err = lru_session_read(s, &snap);
- *	lru_session_recheck_owner(s, &snap);
- *
- * the owner after the counts, so a read whose counts may mix two owners
- * is marked (the recheck runs whether or not the read failed).
+ * it around each read, the preemption model before and the owner after
+ * the counts, so a read whose counts may mix two owners is marked (the
+ * recheck runs whether or not the read failed). lru_session_interval()
+ * does the three in that order.
  */
-
 /*
  * Before a read. Where the lookup's exit probe proves it alone: attaches
  * its entry probe if the preemption model was switched or allows a
@@ -114,6 +109,18 @@ bool lru_session_recheck_owner(struct lru_session *s,
  * snapshot alone.
  */
 int lru_session_read(struct lru_session *s, struct lru_snapshot *snap);
+
+/* One interval's read, the session rechecked around it. 0 or -errno. */
+static inline int lru_session_interval(struct lru_session *s,
+				       struct lru_snapshot *snap)
+{
+	int err;
+
+	lru_session_recheck_preempt(s);
+	err = lru_session_read(s, snap);
+	lru_session_recheck_owner(s, snap);
+	return err;
+}
 
 /*
  * Drops the counters of every device for which present(kdev, arg) is

@@ -37,13 +37,8 @@ void record_lru_start(struct record_lru *r, uint32_t kdev, int whatif,
 
 static void read_snapshot(struct record_lru *r, struct lru_snapshot *s)
 {
-	int err;
-
 	*s = (struct lru_snapshot){ .nr_cpus = r->session.nr_cpus };
-	lru_session_recheck_preempt(&r->session);
-	err = lru_session_read(&r->session, s);
-	lru_session_recheck_owner(&r->session, s);
-	if (err)
+	if (lru_session_interval(&r->session, s))
 		errmsg("reading the LRU maps failed; this run's LRU figures may be short");
 }
 

@@ -176,9 +176,7 @@ static void lru_collect(struct serve_source *src, const struct serve_view *v,
 
 	/* The tracer counts every possible CPU; so do its rows. */
 	lv.nr_cpus = v->nr_cpus < p->sess.nr_cpus ? v->nr_cpus : p->sess.nr_cpus;
-	lru_session_recheck_preempt(&p->sess);
-	err = lru_session_read(&p->sess, &snap);
-	lru_session_recheck_owner(&p->sess, &snap);
+	err = lru_session_interval(&p->sess, &snap);
 	if (err)
 		goto oom;
 	names = calloc(snap.nr_devs + 1, sizeof(*names));
