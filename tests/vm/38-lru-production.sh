@@ -6,7 +6,8 @@
 # serve` attached throughout. Under the voluntary and the full preemption
 # model (switched at run time: Debian's kernels are PREEMPT_DYNAMIC), with
 # the fentry and the kprobe hooks, and where __find_get_block_nonatomic
-# exists, with the two 6.15 wrappers hooked instead of the common function.
+# exists, with the two 6.15 wrappers hooked by fentry instead of the common
+# function.
 #
 # Oracles that share no code with the tracer (tests/vm/bpf-count/oracle.*):
 # fentry on the lookup function(s) counts calls per CPU, and the kernel's
@@ -52,12 +53,14 @@ restore() {
 }
 trap restore EXIT
 
-# lookup functions: the one every lookup goes through, or both wrappers
+# lookup functions: the one every lookup goes through, or both wrappers;
+# these with fentry only, where their hooks differ from the common one's
+# (fexit alone proves __find_get_block's lookups under voluntary), not
+# with kprobes, whose kretprobes prove every lookup alike
 common=$(bh_lookup_func)
 hook_sets=("fentry:$common:0" "kprobe:$common:0")
 if in_kallsyms __find_get_block_nonatomic; then
-	hook_sets+=("fentry:__find_get_block,__find_get_block_nonatomic:1"
-		"kprobe:__find_get_block,__find_get_block_nonatomic:1")
+	hook_sets+=("fentry:__find_get_block,__find_get_block_nonatomic:1")
 fi
 
 # Background disturbances until the file stop exists: the LRUs emptied
