@@ -2,6 +2,7 @@
 # The guest runs the kernel vmcheck fetched, with the CPUs it was asked
 # for, the stall detectors the bench sets, and one address-space layout
 # for every process (norandmaps: translations shared between processes).
+# vm-also: cloud
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
 . "$REPO/tests/lib/guest.sh"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # ext4 on a brd ramdisk mounts, takes a create/fsync/remove workload that
 # leaves the expected files behind, and then passes e2fsck -fn.
+# vm-also: cloud
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
 . "$REPO/tests/lib/guest.sh"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # An out-of-tree module built on the host against this kernel's Debian
 # headers (kmod-hello.prep) loads, shows its parameter, and unloads cleanly.
+# vm-also: cloud
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
 . "$REPO/tests/lib/guest.sh"

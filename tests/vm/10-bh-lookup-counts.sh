@@ -5,6 +5,7 @@
 # attach). Once as an fentry program (BTF target from the guest's vmlinux
 # BTF), once as a kprobe.
 # vm-modes: fentry kprobe
+# vm-also: cloud
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
 . "$REPO/tests/lib/guest.sh"

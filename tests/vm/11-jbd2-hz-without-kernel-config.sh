@@ -4,6 +4,7 @@
 # guest's kernel was built with: CONFIG_HZ from the kernel package's own
 # config in the host's kernel cache, which bhscope never reads. bhscope
 # takes it from the coarse clock's resolution, one tick.
+# vm-also: cloud
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
 . "$REPO/tests/lib/guest.sh"

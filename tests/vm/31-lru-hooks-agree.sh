@@ -9,6 +9,7 @@
 # blocks after their last use and miss. Per pass: 8 hits, 20 installed
 # misses (all evicting), and the curve is 0 below 8, 8/28 from 8 to 19,
 # 1 from 20 on.
+# vm-also: cloud
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
 . "$REPO/tests/lib/guest.sh"

@@ -17,6 +17,7 @@
 # has a hit the kernel did not emit there. Prints the unsynced and lost
 # shares of each phase.
 # vm-timeout: 900
+# vm-also: cloud
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
 . "$REPO/tests/lib/guest.sh"

@@ -9,7 +9,7 @@
 # The known answer: a directory of 12 blocks listed on one CPU is a cyclic
 # scan that fits the kernel's 16 slots and bhtune's 24, so every lookup
 # but the first pass's hits, whoever owns the LRU.
-# vm-also: rt
+# vm-also: rt cloud
 set -euo pipefail
 # shellcheck source=tests/lib/guest_bhtune.sh
 . "$REPO/tests/lib/guest_bhtune.sh"

@@ -10,7 +10,7 @@
 # lost events; with classic tracepoints it must count no more than the
 # kernel, and what it misses must be within its lost events, or lost must
 # be unknown (null) on a kernel that does not count them (before 6.7).
-# vm-also: full rt
+# vm-also: full rt cloud
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
 . "$REPO/tests/lib/guest.sh"

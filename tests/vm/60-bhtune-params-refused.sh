@@ -6,7 +6,7 @@
 # value, a reset that changes nothing logs nothing; every parameter has
 # the agreed permissions and refuses a write from a non-root user; the
 # tracepoints have the agreed fields; the filesystem is untouched.
-# vm-also: full
+# vm-also: cloud
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
 bht_need

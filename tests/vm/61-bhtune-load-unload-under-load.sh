@@ -24,7 +24,7 @@
 # one in 3 tries). Five guests run it in `make check`, so 40 s make 20-30
 # cycles there in all.
 # vm-timeout: 900
-# vm-also: full rt
+# vm-also: full rt cloud
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
 bht_need

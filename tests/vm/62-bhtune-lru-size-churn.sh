@@ -11,7 +11,7 @@
 # (vm-timeout: a TCG guest can crawl for minutes after a compaction, most
 # under a busy host: such a stretch delays the test instead of failing it)
 # vm-timeout: 900
-# vm-also: full
+# vm-also: full cloud
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
 bht_need

@@ -12,7 +12,7 @@
 # is intact and, with the block device kept open, umount + flushbufs frees
 # every buffer.
 # vm-timeout: 600
-# vm-also: full
+# vm-also: cloud
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
 # shellcheck source=tests/lib/bpftrace.sh

@@ -8,7 +8,7 @@
 # parameters (both batch times raised together above the filesystem's own
 # max), reports a refused value in one line without changing anything, and
 # resets.
-# vm-also: full
+# vm-also: cloud
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
 bht_need

@@ -7,7 +7,7 @@
 # known by more than its name and address: after an umount and mount
 # within one rescan period, whose own min_batch_time equals the override,
 # reset leaves the new mount's values alone. The filesystem stays intact.
-# vm-also: full
+# vm-also: cloud
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
 bht_need

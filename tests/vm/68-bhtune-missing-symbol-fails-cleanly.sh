@@ -3,7 +3,7 @@
 # message saying which symbol, and nothing else happens: a kernel-private
 # data symbol (livepatch relocation) and a function to patch (livepatch
 # itself) are tried, each with a copy of bhtune.ko renamed on the host.
-# vm-also: full
+# vm-also: cloud
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
 bht_need

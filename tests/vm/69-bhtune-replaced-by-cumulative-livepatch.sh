@@ -12,7 +12,7 @@
 # (bht_reversal_catchable: 6.12 under TCG) that part is not tried.
 # The files written meanwhile read back after a remount, e2fsck -fn is
 # clean, and no buffer_head reference is left.
-# vm-also: full
+# vm-also: full cloud
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
 bht_need

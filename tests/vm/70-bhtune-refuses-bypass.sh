@@ -6,7 +6,7 @@
 # buffer_head reference and an intact filesystem behind. The bypass is
 # made through debugfs bhtune/inject_bypass: the front entry of a CPU's
 # bhtune LRU put in the kernel's LRU too, with its own reference.
-# vm-also: full
+# vm-also: cloud
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
 bht_need

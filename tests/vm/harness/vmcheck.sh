@@ -237,7 +237,9 @@ boot_guest() {
 # 6.1+full. Tests run on every default guest; a test also runs on the
 # other guests when its head says so ("# vm-also: full"), or when
 # VM_TESTS names it. PREEMPT_RT flavours (6.1-rt) are guests of their
-# own variant, rt ("# vm-also: rt").
+# own variant, rt ("# vm-also: rt"); so is the cloud flavour (6.1-cloud),
+# cloud: the 6.1 kernel with ext4 and jbd2 built in and the root over
+# virtiofs, which runs what that changes ("# vm-also: cloud").
 # VM_GUESTS names them outright; given VM_KERNELS or VM_VARIANTS instead,
 # every series boots in every variant.
 VM_DEFAULT_GUESTS="6.1 6.12 6.1+full 6.12+full 6.1-cloud 6.1-rt 6.12-rt"
@@ -316,8 +318,10 @@ run_guest() {
 	VM_OUT=$VM_BUILD/$series
 	VM_GUEST_VARIANT=default
 	[[ $label == *+full ]] && VM_GUEST_VARIANT=full
-	# PREEMPT_RT kernels: only the tests that ask for them, as +full
+	# PREEMPT_RT and cloud kernels: only the tests that ask for them, as
+	# +full
 	[[ $series == *-rt ]] && VM_GUEST_VARIANT=rt
+	[[ $label == *-cloud ]] && VM_GUEST_VARIANT=cloud
 	GUEST_APPEND=
 	[[ $VM_GUEST_VARIANT == full ]] && GUEST_APPEND=preempt=full
 	RUN_OUT=$VM_BUILD/$label
