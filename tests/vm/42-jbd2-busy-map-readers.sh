@@ -32,10 +32,20 @@ mount -t ext4 -o dirsync /dev/ram0 mnt || fail "mount -o dirsync"
 info=/proc/fs/jbd2/ram0-8/info
 [[ -r $info ]] || fail "no $info"
 sync
-for ((cpu = 0; cpu < $(nproc); cpu++)); do
-	"$bin/bhvm-mapread" "$cpu" &
-	readers+=($!)
-done
+# the readers run through the workload: started once the tracers are
+# attached (their loads crawl beside them under TCG), stopped after it
+start_readers() {
+	local cpu
+	for ((cpu = 0; cpu < $(nproc); cpu++)); do
+		"$bin/bhvm-mapread" "$cpu" &
+		readers+=($!)
+	done
+}
+stop_readers() {
+	kill "${readers[@]}"
+	wait "${readers[@]}" 2>/dev/null || true
+	readers=()
+}
 
 transactions() { awk 'NR == 1 {print $1}' "$info"; }
 
@@ -74,7 +84,9 @@ result() {
 for hook in auto raw tracepoint; do
 	start $hook
 done
+start_readers
 workload
+stop_readers
 ((KTX >= 75)) || fail "only $KTX transactions: the workload did not commit as expected"
 
 result auto

@@ -32,6 +32,7 @@ lru_map_readers
 # preempted (preempt=full) with its guard held as often as the tick falls
 lru_list_cfs "$PWD/mnt/d" $N
 # the counts' windows end after the readers: no lookup runs meanwhile
+lru_map_readers_stop
 lru_oracle_stop oracle.json
 lru_stop lru.json
 both=$(jq -c -n --argjson l "$(tail -n 1 lru.json)" --argjson o "$(cat oracle.json)" \

@@ -36,13 +36,17 @@ rounds() {
 }
 rounds $((2 * X))
 
-# attempt: one traced run of the rounds beside the readers; sets both
+# attempt: one traced run of the rounds beside the readers (started once
+# the probes are attached: their loads crawl beside them under TCG); sets
+# both
 attempt() {
 	lru_start lru.json -C -d $LRU_DEV --hook kprobe 3600 1
 	lru_oracle_start oracle.json "$(lru_kdev)"
+	lru_map_readers
 	# not real-time: the rounds and a reader share CPU 1, so the reader is
 	# preempted with its guard held as often as the tick falls
 	rounds $ROUNDS
+	lru_map_readers_stop
 	lru_oracle_stop oracle.json
 	lru_stop lru.json
 	last=$(tail -n 1 lru.json)
@@ -55,7 +59,6 @@ attempt() {
 		  full_checks: $l.counters.full_checks,
 		  calls: ($o.calls | add), touches: ($o.touches | add), oracle_misses: $o.misses}')
 }
-lru_map_readers
 # the readers hide lookups as often as the tick preempts one of them with
 # its guard held: most runs, not all (6.12-rt once hid none of 4500), so
 # up to three runs for the case to arise
