@@ -7,7 +7,7 @@
 # model (switched at run time: Debian's kernels are PREEMPT_DYNAMIC), with
 # the fentry and the kprobe hooks, and where __find_get_block_nonatomic
 # exists, with the two 6.15 wrappers hooked by fentry instead of the common
-# function.
+# function under the voluntary model.
 #
 # Oracles that share no code with the tracer (tests/vm/bpf-count/oracle.*):
 # fentry on the lookup function(s) counts calls per CPU, and the kernel's
@@ -55,9 +55,9 @@ restore() {
 trap restore EXIT
 
 # lookup functions: the one every lookup goes through, or both wrappers;
-# these with fentry only, where their hooks differ from the common one's
-# (fexit alone proves __find_get_block's lookups under voluntary), not
-# with kprobes, whose kretprobes prove every lookup alike
+# these with fentry under the voluntary model only, where their hooks
+# differ from the common one's (fexit alone proves __find_get_block's
+# lookups), not with kprobes, whose kretprobes prove every lookup alike
 common=$(bh_lookup_func)
 hook_sets=("fentry:$common:0" "kprobe:$common:0")
 if in_kallsyms __find_get_block_nonatomic; then
@@ -191,6 +191,9 @@ for model in "${models[@]}"; do
 	fi
 	for set in "${hook_sets[@]}"; do
 		IFS=: read -r hook funcs wrappers <<<"$set"
+		# the wrappers under the voluntary model only: full preemption
+		# hooks them as it does the common function (entry and exit)
+		((wrappers == 0)) || [[ $model != full ]] || continue
 		phase "$model" "$hook" "$funcs" "$wrappers"
 	done
 done
