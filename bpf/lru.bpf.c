@@ -669,6 +669,353 @@ int BPF_PROG(fexit_lookup_common, struct block_device *bdev, sector_t block,
 }
 
 /*
+ * The deferred hook: one fentry program per lookup, which classifies the
+ * lookup entered before it on this CPU from the change that one left in
+ * the LRU (../shared/designs/lru-entry-probe.md, design A). Used where the
+ * preemption model switches no task inside a lookup (none, voluntary,
+ * watched): then, between two entries on a CPU, its LRU was changed only
+ * by the first lookup and by emptyings, which lru_emptied_gen sees. A hit
+ * moves a bh to the front, an install puts a new one there, and a lookup
+ * that leaves the front as it was hit slot 0 if the front has its key,
+ * else missed and installed nothing: absent, where lru_cache_disable()
+ * provably stayed off (deferred_installing()), else unsynced.
+ *
+ * deferred_switch_check: where a lookup may sleep (6.12's nonatomic
+ * lookup, in the page cache), a context switch on the CPU between two
+ * entries lets a sleeper install here; the pending lookup is then
+ * unsynced.
+ */
+const volatile bool deferred_switch_check = false;
+/* lru_disable_count's address (kallsyms), 0 if it is not a symbol. */
+const volatile __u64 lru_disable_count_addr;
+/*
+ * lru_cache_disable() calls begun and ended, and whether both probes are
+ * attached (user space sets it). Isolating a CPU at run time (6.12: a
+ * cpuset partition) stops installs there too: isolation_seen, sticky.
+ */
+__u64 lru_disable_calls, lru_disable_done;
+__u32 disable_watched, isolation_seen;
+/* user space: the exit design took over after a preemption-model switch */
+__u32 deferred_off;
+
+SEC("fentry/lru_cache_disable")
+int BPF_PROG(fentry_cache_disable)
+{
+	__sync_fetch_and_add(&lru_disable_calls, 1);
+	return 0;
+}
+
+SEC("fexit/lru_cache_disable")
+int BPF_PROG(fexit_cache_disable)
+{
+	__sync_fetch_and_add(&lru_disable_done, 1);
+	return 0;
+}
+
+SEC("fentry/partition_xcpus_add")
+int BPF_PROG(fentry_isolate)
+{
+	isolation_seen = 1;
+	return 0;
+}
+
+/*
+ * A zero snapshot (design 2.3): every call begun has ended and the count
+ * is 0. Then while lru_disable_calls stays at this value the count stays
+ * 0: a raise after this read belongs to a call begun after it.
+ */
+static __always_inline void disable_snapshot(struct lru_cpu_state *st)
+{
+	__u64 done = *(volatile __u64 *)&lru_disable_done;
+	__u64 calls = *(volatile __u64 *)&lru_disable_calls;
+	int count = 1;
+
+	if (lru_disable_count_addr)
+		bpf_probe_read_kernel(&count, sizeof(count),
+				      (const void *)lru_disable_count_addr);
+	st->pend.disable_ok = done == calls && !count;
+	st->pend.disable_c0 = calls;
+}
+
+/*
+ * Would the kernel have installed a bh the pending lookup found? Only
+ * lru_cache_disable() (and on 6.12 CPU isolation) stops an install.
+ * Proven if the last snapshot here said the count was 0 and no call
+ * began since; else a new snapshot, and no.
+ */
+static __always_inline bool deferred_installing(struct lru_cpu_state *st)
+{
+	if (disable_watched && !isolation_seen && st->pend.disable_ok &&
+	    *(volatile __u64 *)&lru_disable_calls == st->pend.disable_c0)
+		return true;
+	disable_snapshot(st);
+	return false;
+}
+
+/*
+ * What a settle may assume of the pending lookup:
+ *   SETTLE_DONE      it ran to its end and nothing else changed this LRU
+ *   SETTLE_SWITCHED  a task switch on this CPU since its entry: a sleeper
+ *                    may have installed here, so only a hit is proven, by
+ *                    the lookup's key at the front (a hit moved the bh of
+ *                    that key there; nothing else can, since the lookup
+ *                    would have hit a bh of its key first)
+ *   SETTLE_LEAVING   its task is being switched out (switch_settle()):
+ *                    any change is its own, but it may be asleep inside,
+ *                    so a miss that changed nothing is not yet decided
+ */
+enum settle_how { SETTLE_DONE, SETTLE_SWITCHED, SETTLE_LEAVING };
+
+/* A context switch on this CPU since the pending lookup's entry. */
+static __always_inline int deferred_how(const struct lru_cpu_state *st)
+{
+	struct task_struct *t;
+
+	if (!deferred_switch_check)
+		return SETTLE_DONE;
+	t = bpf_get_current_task_btf();
+	return st->pend.task == (__u64)t && st->pend.nsw == task_switches(t) ?
+	       SETTLE_DONE : SETTLE_SWITCHED;
+}
+
+/*
+ * Not proven: unsynced, and the model read again if the LRU disagrees
+ * (resync: a change the model applied without knowing whose it was).
+ */
+static __always_inline void deferred_unsynced(struct lru_cpu_state *st,
+					      struct buffer_head *const *bhs,
+					      const struct lru_key *key,
+					      bool resync)
+{
+	struct lru_result r = {
+		.key = *key, .dist = -1, .slot = -1, .lru_size = lru_slots,
+		.outcome = LRU_UNSYNCED,
+	};
+	__u64 lru0 = (__u64)bhs[0];
+
+	if (resync || !st->sh.valid || !lru_shadow_holds(st, lru0, bhs)) {
+		model_restart(st, bhs, st->sh.valid && !lru0);
+		r.flags |= LRU_EV_RESTART;
+	}
+	lru_account(st, &r);
+}
+
+/* Whether the bh at the LRU's front has key. */
+static __always_inline bool deferred_front_is(struct buffer_head *const *bhs,
+					      const struct lru_key *key)
+{
+	struct lru_key k;
+
+	lru_key_of(bhs[0], &k);
+	return k.block == key->block && k.dev == key->dev &&
+	       k.size == key->size;
+}
+
+/*
+ * Every pending lookup but a hit or install the short path counts. slot:
+ * what shadow_to_front() said there, or -2 if it did not run.
+ */
+static __noinline int deferred_slow(struct lru_cpu_state *st,
+				    struct buffer_head *const *bhs, int slot,
+				    int how)
+{
+	struct lru_key key = st->pend.key;
+	__u64 lru0 = (__u64)bhs[0], victim = 0;
+
+	if (slot == -2) {
+		if (!st->sh.valid || (how == SETTLE_SWITCHED &&
+				      !(lru0 && deferred_front_is(bhs, &key)))) {
+			deferred_unsynced(st, bhs, &key, false);
+			return 0;
+		}
+		if (lru0 && lru0 != st->sh.bh[0]) {
+			if (trace_events && !st->trace_synced)
+				trace_snapshot(st);
+			slot = shadow_to_front(&st->sh, (const void *)lru0);
+		}
+	}
+	if (slot != -2) {
+		/* after a switch, an install of its key may be another's */
+		if (how == SETTLE_SWITCHED && slot == -1) {
+			deferred_unsynced(st, bhs, &key, true);
+			return 0;
+		}
+		/* its hit or its install: nothing else changed this LRU */
+		if (slot == -1)
+			victim = shadow_installed(&st->sh);
+		lookup_classify(st, bhs, lru0, (const void *)lru0, &key, slot,
+				victim);
+		return 0;
+	}
+	/* the front as it was, or an LRU empty before and after */
+	if (!lru_shadow_holds(st, lru0, bhs) || (!lru0 && emptied_since(st))) {
+		deferred_unsynced(st, bhs, &key, false);
+		return 0;
+	}
+	if (lru0 && deferred_front_is(bhs, &key)) {
+		slot = shadow_to_front(&st->sh, (const void *)lru0);
+		lookup_classify(st, bhs, lru0, (const void *)lru0, &key, slot,
+				0);
+		return 0;
+	}
+	/* a miss that installed nothing: absent if installing was on */
+	if (how != SETTLE_DONE || !deferred_installing(st)) {
+		deferred_unsynced(st, bhs, &key, false);
+		return 0;
+	}
+	lookup_classify(st, bhs, lru0, NULL, &key, -2, 0);
+	return 0;
+}
+
+/* Classifies this CPU's pending lookup against the LRU as it is now. */
+static __always_inline void deferred_settle(struct lru_cpu_state *st,
+					    struct buffer_head *const *bhs,
+					    int how)
+{
+	__u64 lru0 = (__u64)bhs[0];
+	int slot = -2;
+
+	st->pend.valid = 0;
+	if (!trace_events && how != SETTLE_SWITCHED && lru0 &&
+	    lru0 != st->sh.bh[0] && st->sh.valid) {
+		slot = shadow_to_front(&st->sh, (const void *)lru0);
+		/* slot 0 cannot be: the front changed */
+		if (shadow_rest_matches(&st->sh, bhs) &&
+		    !lru_check_pending(st)) {
+			if ((__u32)slot < short_slots) {
+				lru_count_hit(st, st->pend.key.dev, slot);
+				return;
+			}
+			if (slot == -1 && short_installs) {
+				lru_count_install(st, st->pend.key.dev,
+						  shadow_installed(&st->sh));
+				return;
+			}
+		}
+	}
+	deferred_slow(st, bhs, slot, how);
+}
+
+/* Lookups the deferred hook saw but cannot count: lost. */
+static __always_inline void deferred_lost(void)
+{
+	count_cpu(__builtin_offsetof(struct lru_cpu_counters, lookups_lost));
+}
+
+/*
+ * The preemption model was switched: from now on a lookup may be
+ * preempted inside, so nothing pending is proven, and the lookups until
+ * user space has the exit design attached are lost (deferred_off: from
+ * then on the exit counts them).
+ */
+static __always_inline void deferred_stopped(struct lru_cpu_state *st,
+					     struct buffer_head *const *bhs)
+{
+	if (st->pend.valid) {
+		st->pend.valid = 0;
+		deferred_unsynced(st, bhs, &st->pend.key, false);
+	}
+	if (!deferred_off)
+		deferred_lost();
+}
+
+SEC("fentry/__find_get_block")
+int BPF_PROG(fentry_deferred, struct block_device *bdev, sector_t block,
+	     unsigned int size)
+{
+	struct buffer_head *const *bhs = lru_this_cpu();
+	struct lru_cpu_state *st = cpu_state_get();
+	struct task_struct *t;
+
+	if (!bhs || !st)
+		return 0;
+	if (!state_claim(st)) {
+		/* a settle in flight here (an IPI's): this lookup uncounted */
+		deferred_lost();
+		lru_unseen(st);
+		return 0;
+	}
+	if (solo_off) {
+		deferred_stopped(st, bhs);
+		goto out;
+	}
+	/* before the LRU is read: an emptying after it changes the number */
+	st->emptied_now = lru_emptied_gen;
+	if (st->pend.valid)
+		deferred_settle(st, bhs, deferred_how(st));
+	else if (!st->sh.valid || !lru_shadow_holds(st, (__u64)bhs[0], bhs))
+		model_restart(st, bhs, st->sh.valid && !bhs[0]);
+	st->emptied_seen = st->emptied_now;
+	st->pend.key.block = block;
+	st->pend.key.dev = bdev->bd_dev;
+	st->pend.key.size = size;
+	if (deferred_switch_check) {
+		t = bpf_get_current_task_btf();
+		st->pend.task = (__u64)t;
+		st->pend.nsw = task_switches(t);
+	}
+	st->pend.valid = 1;
+out:
+	state_release(st);
+	return 0;
+}
+
+/*
+ * Run by user space before each read, on each CPU from a thread pinned
+ * there (not in an IPI, which may land between a lookup's entry and its
+ * LRU step): settles the CPU's pending lookup, so a read counts every
+ * lookup entered before it.
+ */
+SEC("raw_tp")
+int settle_pending(void *ctx)
+{
+	struct buffer_head *const *bhs = lru_this_cpu();
+	struct lru_cpu_state *st = cpu_state_get();
+
+	if (!bhs || !st || !state_claim(st))
+		return 0;
+	if (st->pend.valid && !solo_off) {
+		st->emptied_now = lru_emptied_gen;
+		deferred_settle(st, bhs, deferred_how(st));
+		st->emptied_seen = st->emptied_now;
+	}
+	state_release(st);
+	return 0;
+}
+
+/*
+ * Where a lookup may sleep: every task switch settles this CPU's pending
+ * lookup before another task can run here (and install, if it slept in
+ * its own lookup). If the task leaving is the lookup's, with no switch
+ * since its entry (its count was raised once, for this switch), any
+ * change is its own; else only a hit is proven.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(switch_settle, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	struct buffer_head *const *bhs;
+	struct lru_cpu_state *st = cpu_state_get();
+	int how;
+
+	if (!st || !st->pend.valid)
+		return 0;
+	bhs = lru_this_cpu();
+	if (!bhs || !state_claim(st))
+		return 0;
+	if (st->pend.valid && !solo_off) {
+		how = st->pend.task == (__u64)prev &&
+		      st->pend.nsw + 1 == task_switches(prev) ?
+		      SETTLE_LEAVING : SETTLE_SWITCHED;
+		st->emptied_now = lru_emptied_gen;
+		deferred_settle(st, bhs, how);
+		st->emptied_seen = st->emptied_now;
+	}
+	state_release(st);
+	return 0;
+}
+
+/*
  * kprobe/kretprobe, attached by user space to the same function(s). A
  * kretprobe has no arguments: the entry keeps the key for it, and a
  * return that cannot prove the entry was its own takes the key from the

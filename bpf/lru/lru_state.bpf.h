@@ -111,6 +111,27 @@ struct lru_inflight {
 	struct lru_key key;	/* kprobe mode: the lookup's arguments */
 };
 
+/*
+ * The deferred hook (lru_deferred.bpf.h): the lookup entered last on this
+ * CPU, classified by the next entry here, or by a read's settle, from the
+ * change it left in the LRU. Where a lookup may sleep (6.12's nonatomic
+ * one), its task and context switches: a switch in between lets another
+ * task's lookup change this LRU.
+ */
+struct lru_pending {
+	struct lru_key key;
+	__u64 task;
+	__u64 nsw;
+	__u8 valid;
+	/*
+	 * lru_cache_disable() was off from the snapshot whose call count is
+	 * disable_c0 (lru_disable_calls) on: see deferred_installing().
+	 */
+	__u8 disable_ok;
+	__u8 pad[6];
+	__u64 disable_c0;
+};
+
 struct lru_cpu_state {
 	__u64 busy;		/* a probe works on this state (xchg) */
 	/*
@@ -121,6 +142,7 @@ struct lru_cpu_state {
 	__u64 entries;
 	__u64 exits;
 	struct lru_inflight in;
+	struct lru_pending pend;
 	/* lru_emptied_gen, read at this exit before the LRU, and at the last */
 	__u64 emptied_now;
 	__u64 emptied_seen;

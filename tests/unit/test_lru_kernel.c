@@ -25,6 +25,9 @@ static void kallsyms_names_must_match_exactly(void **state)
 			 "ffffffffc0001000 t bh_lru_install\t[bhtune]\n"
 			 "0000000000012340 d bh_lrus\n"
 			 "ffffffff8299a0c8 d preempt_dynamic_mode\n"
+			 "ffffffff81300000 T lru_cache_disable\n"
+			 "ffffffff82a00040 B lru_disable_count\n"
+			 "ffffffffc0003000 t partition_xcpus_add\t[x]\n"
 			 "ffffffffc0002000 t sched_dynamic_update\t[x]\n");
 	struct lru_symbols s;
 
@@ -39,6 +42,10 @@ static void kallsyms_names_must_match_exactly(void **state)
 	assert_true(s.bh_lrus);
 	assert_true(s.preempt_dynamic_mode == 0xffffffff8299a0c8ull);
 	assert_false(s.sched_dynamic_update);
+	/* the deferred hook's proofs */
+	assert_true(s.lru_cache_disable);
+	assert_true(s.lru_disable_count == 0xffffffff82a00040ull);
+	assert_false(s.partition_xcpus_add);
 
 	assert_false(s.invalidate_ipi);
 	assert_false(s.cpu_dead);
@@ -48,9 +55,13 @@ static void kallsyms_names_must_match_exactly(void **state)
 		   "ffffffff817405d0 T invalidate_bh_lrus_cpu\n"
 		   "ffffffff81740500 t invalidate_bh_lru\n"
 		   "ffffffff81740700 t buffer_exit_cpu_dead\n"
-		   "ffffffff81180a10 T klp_start_transition\n");
+		   "ffffffff81180a10 T klp_start_transition\n"
+		   "ffffffff81190000 t partition_xcpus_add\n");
 	lru_kernel_symbols_parse(f, &s);
 	fclose(f);
+	assert_true(s.partition_xcpus_add);
+	assert_false(s.lru_cache_disable);
+	assert_true(s.lru_disable_count == 0);
 	assert_true(s.find_get_block_common);
 	assert_true(s.invalidate_cpu);
 	assert_true(s.invalidate_ipi);

@@ -14,4 +14,13 @@
  */
 void bpf_on_cpus_run(int prog_fd, int nr_cpus);
 
+/*
+ * The same from a thread pinned to each CPU in turn, so that the program
+ * runs in this task with preemption off, not in an interrupt: it cannot
+ * land between two steps of a kernel function that another task runs
+ * there and that does not switch tasks. The thread's affinity is
+ * restored. Returns the CPUs it ran on.
+ */
+int bpf_on_cpus_run_pinned(int prog_fd, int nr_cpus);
+
 #endif /* BHSCOPE_BPF_ON_CPUS_H */

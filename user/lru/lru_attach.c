@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/utsname.h>
 
+#include "lib/bpf_on_cpus.h"
 #include "lib/env.h"
 #include "lib/errmsg.h"
 #include "lib/ticker.h"
@@ -472,6 +473,136 @@ static int lookup_progs_attach(struct lru_session *s, bool fentry,
 	       attach(s, p->exit2 ?: p->exit, out, t->func2, ROLE_LOOKUP_EXIT);
 }
 
+/*
+ * The deferred hook (design A of ../shared/designs/lru-entry-probe.md):
+ * one fentry program per lookup instead of an entry and an exit, where
+ * BHSCOPE_LRU_DEFERRED=1 asks for it, the preemption model switches no
+ * task inside a lookup, and everything its proofs need is a symbol:
+ * lru_cache_disable() and its count (the one reason a found bh is not
+ * installed), and on 6.12+ (find_get_block_common) partition_xcpus_add()
+ * (isolating a CPU at run time stops installs there too), and there,
+ * where a lookup may sleep, the sched_switch tracepoint. Not with
+ * --trace (records would leave one lookup late) or the wrappers hooked.
+ */
+static bool deferred_wanted(const struct lru_load_opts *o, bool fentry,
+			    const struct lookup_target *t,
+			    const struct lru_symbols *sym)
+{
+	const char *v = getenv("BHSCOPE_LRU_DEFERRED");
+
+	return v && !strcmp(v, "1") && fentry && !o->trace && !t->func2 &&
+	       sym->lru_cache_disable && sym->lru_disable_count &&
+	       (!t->common || sym->partition_xcpus_add);
+}
+
+static void deferred_autoload(struct lru_bpf *skel,
+			      const struct lookup_target *t,
+			      const struct lru_symbols *sym)
+{
+	bpf_program__set_autoload(skel->progs.fentry_deferred, true);
+	bpf_program__set_attach_target(skel->progs.fentry_deferred, 0, t->func);
+	bpf_program__set_autoload(skel->progs.fentry_cache_disable, true);
+	bpf_program__set_autoload(skel->progs.fexit_cache_disable, true);
+	bpf_program__set_autoload(skel->progs.fentry_isolate, t->common);
+	bpf_program__set_autoload(skel->progs.switch_settle, t->common);
+	bpf_program__set_autoload(skel->progs.settle_pending, true);
+	/* the nonatomic lookup may sleep in the page cache */
+	skel->rodata->deferred_switch_check = t->common;
+	skel->rodata->lru_disable_count_addr = sym->lru_disable_count;
+}
+
+/*
+ * Attaches the deferred hook: its watches first (a lookup from then on
+ * has its proof), then the program; the exit design's entry and exit
+ * take their slots for lru_session_recheck_preempt(). Returns 0, or a
+ * negative errno with nothing of it attached (the caller attaches the
+ * exit design instead).
+ */
+static int deferred_attach(struct lru_session *s, const struct lookup_progs *p,
+			   const struct lookup_target *t)
+{
+	struct lru_bpf *skel = s->skel;
+	int first = s->nr_att, err;
+
+	err = attach(s, skel->progs.fentry_cache_disable, HOOK_FENTRY,
+		     "lru_cache_disable", ROLE_OTHER) ?:
+	      attach(s, skel->progs.fexit_cache_disable, HOOK_FEXIT,
+		     "lru_cache_disable", ROLE_OTHER) ?:
+	      (t->common ? attach(s, skel->progs.fentry_isolate, HOOK_FENTRY,
+				  "partition_xcpus_add", ROLE_OTHER) ?:
+			   attach(s, skel->progs.switch_settle, HOOK_TP_BTF,
+				  "sched_switch", ROLE_OTHER) : 0);
+	if (!err) {
+		__atomic_store_n(&skel->bss->disable_watched, 1,
+				 __ATOMIC_SEQ_CST);
+		s->deferred_at = s->nr_att;
+		/* its skipped runs are lost lookups, as an exit's */
+		err = attach(s, skel->progs.fentry_deferred, HOOK_FENTRY,
+			     t->func, ROLE_LOOKUP_EXIT);
+	}
+	if (!err) {
+		s->fallback_at = s->nr_att;
+		err = attach_or_later(s, p->entry, HOOK_FENTRY, t->func,
+				      ROLE_LOOKUP_ENTRY, true) ?:
+		      attach_or_later(s, p->exit, HOOK_FEXIT, t->func,
+				      ROLE_LOOKUP_EXIT, true);
+	}
+	if (!err)
+		return 0;
+	while (s->nr_att > first) {
+		bpf_link__destroy(s->att[--s->nr_att].link);
+		s->att[s->nr_att].link = NULL;
+	}
+	s->deferred_at = -1;
+	return err;
+}
+
+/*
+ * The preemption model was switched, or allows a switch inside a lookup
+ * now: the exit design replaces the deferred hook. Its entry attaches
+ * first and the exits trust only entries (lookups entered before are
+ * unsynced); the deferred program counts the lookups it sees until then
+ * as lost, and leaves its pending ones unsynced.
+ */
+static void deferred_fall_back(struct lru_session *s, bool watched)
+{
+	char why[200], at[16];
+	int err;
+
+	__atomic_fetch_or(&s->skel->bss->solo_off,
+			  LRU_SOLO_SWITCHED | LRU_SOLO_ENTRY, __ATOMIC_SEQ_CST);
+	err = attach_slot(s, s->fallback_at) ?:
+	      attach_slot(s, s->fallback_at + 1);
+	__atomic_store_n(&s->skel->bss->deferred_off, 1, __ATOMIC_SEQ_CST);
+	bpf_link__destroy(s->att[s->deferred_at].link);
+	s->att[s->deferred_at].link = NULL;
+	s->deferred_at = -1;
+	ticker_timestamp(at, sizeof(at));
+	if (err) {
+		probe_status_reason(why, sizeof(why), "fentry/fexit",
+				    s->hooks.hook + strlen("fentry:"), err);
+		errmsg("%s the preemption model was switched and the lookup's exit probe cannot attach: %s; every lookup is lost from now on",
+		       at, why);
+		return;
+	}
+	errmsg("%s the preemption model was switched%s: the lookup's entry and exit probes replace the deferred hook, and the lookups in between are counted lost or unsynced",
+	       at, watched ? " unseen" : "");
+	probe_status_from(&s->hooks.fig[LRU_FIG_LOOKUPS],
+			  "fentry+fexit %s since %s (the preemption model was switched: the deferred hook's lookups before it lost or unsynced)",
+			  s->hooks.hook + strlen("fentry:"), at);
+}
+
+/*
+ * Before a read: the deferred hook's pending lookups settled, each on its
+ * own CPU, so the read counts every lookup entered before it.
+ */
+void lru_session_settle(struct lru_session *s)
+{
+	if (s->deferred_at >= 0 && s->att[s->deferred_at].link)
+		bpf_on_cpus_run_pinned(bpf_program__fd(s->skel->progs.settle_pending),
+				       s->nr_cpus);
+}
+
 /* The PREEMPT_DYNAMIC model the kernel runs, read by BPF; -1: not a symbol. */
 static int read_preempt_mode(struct lru_session *s)
 {
@@ -511,13 +642,19 @@ void lru_session_recheck_preempt(struct lru_session *s)
 	bool watched;
 	int err;
 
-	if (s->solo_entry < 0 || s->att[s->solo_entry].link)
+	bool deferred = s->deferred_at >= 0;
+
+	if (!deferred && (s->solo_entry < 0 || s->att[s->solo_entry].link))
 		return;
 	watched = !(s->skel->bss->solo_off & LRU_SOLO_SWITCHED);
 	if (watched && lru_kernel_preempt_solo_of(read_preempt_mode(s), true,
 						  uname(&u) ? NULL : u.version, why,
 						  sizeof(why)))
 		return;
+	if (deferred) {
+		deferred_fall_back(s, watched);
+		return;
+	}
 	/*
 	 * Switched, or a model that switches tasks inside the lookup without
 	 * the watch seeing it (then so are the exits, from now): the exits
@@ -553,6 +690,7 @@ struct load_plan {
 				 * kernel takes it: kprobes are skipped) */
 	bool watch_preempt;	/* fentry on sched_dynamic_update */
 	bool optional;		/* the counters and watchers at all */
+	bool deferred;		/* the deferred hook and its watches */
 };
 
 static void load_plan_autoload(struct lru_bpf *skel, const struct load_plan *p,
@@ -588,7 +726,9 @@ static void load_plan_autoload(struct lru_bpf *skel, const struct load_plan *p,
 /* The next plan after a failed load; false when there is none. */
 static bool load_plan_degrade(struct load_plan *p, bool fentry)
 {
-	if (p->watch_fentry && !fentry && p->optional) {
+	if (p->deferred) {
+		p->deferred = false;
+	} else if (p->watch_fentry && !fentry && p->optional) {
 		p->watch_fentry = false;	/* this kernel refuses fentry */
 		p->watch_preempt = false;
 	} else if (p->watch_preempt) {
@@ -614,9 +754,10 @@ static int try_lookups(struct lru_session *s, const struct lru_load_opts *o,
 		.optional = sym->invalidate_all || sym->invalidate_cpu ||
 			    sym->install || sym->invalidate_ipi ||
 			    sym->cpu_dead || sym->klp_transition,
+			.deferred = deferred_wanted(o, fentry, t, sym),
 	};
 	/* __find_get_block never sleeps: its exit may prove it alone */
-	bool solo_ok = fentry && !t->common, solo, none_switched;
+	bool solo_ok = fentry && !t->common, solo, none_switched, deferred;
 	struct lru_bpf *skel;
 	int err;
 
@@ -638,6 +779,8 @@ retry:
 	bpf_program__set_autoload(skel->progs.read_preempt_mode, true);
 	skel->rodata->preempt_mode_addr = sym->preempt_dynamic_mode;
 	load_plan_autoload(skel, &plan, sym);
+	if (plan.deferred)
+		deferred_autoload(skel, t, sym);
 	err = load_skel(s, skel, kind, t->func, why, len);
 	if (err == -ENOENT && !sym->bh_lrus) {
 		/* The verifier resolves the bh_lrus ksym through kallsyms. */
@@ -658,14 +801,16 @@ retry:
 					      solo_why, sizeof(solo_why));
 	s->skel->bss->switch_means_miss = none_switched;
 	solo = solo_ok && none_switched;
-	/* set before the entry attaches: an exit without an entry is unsynced */
-	if (!solo)
-		__atomic_fetch_or(&s->skel->bss->solo_off, LRU_SOLO_ENTRY,
-				  __ATOMIC_SEQ_CST);
 	/* before the lookups: a transition from then on is counted */
 	if (plan.optional)
 		attach_livepatch_watch(s, plan.watch_fentry ? HOOK_FENTRY : HOOK_KPROBE);
-	err = lookup_progs_attach(s, fentry, &p, t, solo);
+	/* the deferred hook stops at any solo_off: none until it falls back */
+	deferred = plan.deferred && none_switched && !deferred_attach(s, &p, t);
+	/* set before the entry attaches: an exit without an entry is unsynced */
+	if (!solo && !deferred)
+		__atomic_fetch_or(&s->skel->bss->solo_off, LRU_SOLO_ENTRY,
+				  __ATOMIC_SEQ_CST);
+	err = deferred ? 0 : lookup_progs_attach(s, fentry, &p, t, solo);
 	if (err) {
 		probe_status_reason(why, len, kind, t->func2 && s->nr_att >= 2 ?
 				    t->func2 : t->func, err);
@@ -682,7 +827,9 @@ retry:
 		 t->func2 ? t->func2 : "");
 	lru_hooks_lookups(&s->hooks, o, fentry, s->hooks.hook +
 			  strlen(fentry ? "fentry:" : "kprobe:"));
-	if (solo_ok)
+	if (deferred)
+		lru_hooks_lookup_deferred(&s->hooks, t->func, solo_why);
+	else if (solo_ok)
 		lru_hooks_lookup_proof(&s->hooks, t->func, t->func2, solo,
 				       solo_why);
 	attach_optional(s, plan.watch_fentry ? HOOK_FENTRY : HOOK_KPROBE, sym,
@@ -772,6 +919,7 @@ int lru_session_open(struct lru_session *s, const struct lru_load_opts *o)
 
 	memset(s, 0, sizeof(*s));
 	s->solo_entry = -1;
+	s->deferred_at = -1;
 	s->nr_cpus = libbpf_num_possible_cpus();
 	if (s->nr_cpus <= 0) {
 		errmsg("cannot count the possible CPUs: %s",

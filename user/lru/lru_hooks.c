@@ -132,6 +132,14 @@ void lru_hooks_lookup_proof(struct lru_hooks *h, const char *func,
 				  func, why, also);
 }
 
+void lru_hooks_lookup_deferred(struct lru_hooks *h, const char *func,
+				const char *why)
+{
+	probe_status_from(&h->fig[LRU_FIG_LOOKUPS],
+			  "fentry %s alone, deferred (%s: each lookup is classified at the next entry on its CPU, or at a read; absent proven by fentry/fexit lru_cache_disable; the exit attaches on a model switch)",
+			  func, why);
+}
+
 void lru_hooks_bhtune(struct lru_hooks *h, const struct lru_load_opts *o,
 		      int lru_size)
 {

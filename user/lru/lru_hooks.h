@@ -102,6 +102,13 @@ void lru_hooks_lookups(struct lru_hooks *h, const struct lru_load_opts *o,
 void lru_hooks_lookup_proof(struct lru_hooks *h, const char *func,
 			    const char *func2, bool solo, const char *why);
 
+/*
+ * The deferred hook (BHSCOPE_LRU_DEFERRED=1): one fentry program on func
+ * classifies each lookup at the next one's entry on its CPU.
+ */
+void lru_hooks_lookup_deferred(struct lru_hooks *h, const char *func,
+				const char *why);
+
 /* block:block_touch_buffer alone: hits, and the LRU size from BTF. */
 void lru_hooks_tracepoint(struct lru_hooks *h, const struct lru_load_opts *o);
 

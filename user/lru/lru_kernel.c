@@ -60,6 +60,12 @@ void lru_kernel_symbols_parse(FILE *kallsyms, struct lru_symbols *s)
 			s->sched_dynamic_update = true;
 		else if (!strcmp(name, "preempt_dynamic_mode"))
 			s->preempt_dynamic_mode = strtoull(line, NULL, 16);
+		else if (!strcmp(name, "lru_cache_disable"))
+			s->lru_cache_disable = true;
+		else if (!strcmp(name, "lru_disable_count"))
+			s->lru_disable_count = strtoull(line, NULL, 16);
+		else if (!strcmp(name, "partition_xcpus_add"))
+			s->partition_xcpus_add = true;
 	}
 }
 

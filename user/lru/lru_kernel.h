@@ -27,6 +27,9 @@ struct lru_symbols {
 	bool sched_dynamic_update;	/* PREEMPT_DYNAMIC's model switch */
 	uint64_t preempt_dynamic_mode;	/* its model's address; 0: none, or
 					 * hidden (kptr_restrict) */
+	bool lru_cache_disable;		/* stops installs while it holds */
+	uint64_t lru_disable_count;	/* its count's address, as above */
+	bool partition_xcpus_add;	/* 6.12+: isolates CPUs at run time */
 };
 
 /* Reads /proc/kallsyms once. Returns 0 or a negative errno. */

@@ -55,6 +55,13 @@ struct lru_session {
 	 * attached, when the model is switched), or -1.
 	 */
 	int solo_entry;
+	/*
+	 * The deferred hook's program in att[], or -1; and the first of the
+	 * exit design's entry and exit slots that replace it on a
+	 * preemption-model switch (attached then).
+	 */
+	int deferred_at;
+	int fallback_at;
 	struct lru_owner owner;		/* who ran the lookup at load */
 	/* livepatch transitions are counted, and the count at load */
 	bool livepatch_watched;
@@ -95,6 +102,12 @@ int lru_session_lru_size(const struct lru_session *s);
 void lru_session_recheck_preempt(struct lru_session *s);
 
 /*
+ * Before a read, with the deferred hook: settles each CPU's last lookup
+ * (classified at the next entry otherwise), from a thread pinned there.
+ */
+void lru_session_settle(struct lru_session *s);
+
+/*
  * After a read: whether the lookup's owner is still the one the hooks
  * were chosen for. If not, it sets s->hooks.unavailable, and that of the
  * snapshot just read (snap, or NULL), says so on stderr once, and
@@ -117,6 +130,7 @@ static inline int lru_session_interval(struct lru_session *s,
 	int err;
 
 	lru_session_recheck_preempt(s);
+	lru_session_settle(s);
 	err = lru_session_read(s, snap);
 	lru_session_recheck_owner(s, snap);
 	return err;
