@@ -23,6 +23,8 @@ set -uo pipefail
 export SERIES KVER KDIR MODDIR VM_OUT VM_CPUS VM_TESTS VM_TEST_TIMEOUT
 export VM_GUEST_VARIANT=${VM_GUEST_VARIANT:-default}
 export REPO=$BHVM_REPO
+# VM_LRU_DEFERRED=1: every bhscope lru of the run takes the deferred hook
+[[ -n ${BHSCOPE_LRU_DEFERRED:-} ]] && export BHSCOPE_LRU_DEFERRED
 suite=${BHVM_SUITE:-$REPO/tests/vm}
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=${TERM:-linux}

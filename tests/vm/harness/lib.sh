@@ -234,6 +234,7 @@ vm_env() {
 	printf 'BHVM_REPO=%q\n' "$REPO"
 	printf 'BHVM_SHARE=%q\n' "${VM_SHARE:-9p}"
 	printf 'BHVM_SUITE=%q\n' "$SUITE_DIR"
+	printf 'BHSCOPE_LRU_DEFERRED=%q\n' "${VM_LRU_DEFERRED:-}"
 }
 
 # vm_qemu_cmd CPUS APPEND SERIAL...: the QEMU command in the array QEMU.
