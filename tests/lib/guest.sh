@@ -88,3 +88,25 @@ preempts_kernel() {
 	esac
 	uname -v | grep -qE 'PREEMPT(_RT|_LAZY)?( |$)' && ! uname -v | grep -q PREEMPT_DYNAMIC
 }
+
+# map_readers MAPREAD: a busy BPF map reader (tests/vm/bpf-count/mapread.c,
+# built by bpf-count.prep) pinned on each CPU until map_readers_stop, which
+# the tests' cleanup also runs. While one copies a map on a CPU, the kernel
+# skips that CPU's kprobes and classic tracepoints (bpf_prog_active).
+map_readers() {
+	local cpu
+	for ((cpu = 0; cpu < $(nproc); cpu++)); do
+		"$1" "$cpu" &
+		MAP_READERS="${MAP_READERS:-} $!"
+	done
+}
+
+# Runs under set -e in EXIT traps: never fails.
+map_readers_stop() {
+	local pid
+	for pid in ${MAP_READERS:-}; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	MAP_READERS=
+}

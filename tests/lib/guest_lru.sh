@@ -49,6 +49,7 @@ lru_ext4() {
 # Runs under set -e as the EXIT trap: nothing in it may fail.
 lru_cleanup() {
 	local pid
+	map_readers_stop
 	for pid in ${LRU_PIDS:-}; do
 		kill "$pid" 2>/dev/null || true
 	done
@@ -191,27 +192,4 @@ lru_oracle_stop() {
 # lru_kdev: LRU_DEV's dev_t as the kernel encodes it (major << 20 | minor).
 lru_kdev() {
 	echo $(((0x$(stat -c %t /dev/$LRU_DEV) << 20) | 0x$(stat -c %T /dev/$LRU_DEV)))
-}
-
-# lru_map_readers: a busy map reader pinned on each CPU (bhvm-mapread),
-# until lru_map_readers_stop or the end of the test.
-lru_map_readers() {
-	local cpu
-	for ((cpu = 0; cpu < $(nproc); cpu++)); do
-		"$LRU_ORACLE/bhvm-mapread" "$cpu" &
-		LRU_READERS="${LRU_READERS:-} $!"
-		LRU_PIDS="${LRU_PIDS:-} $!"
-	done
-}
-
-lru_map_readers_stop() {
-	local pid keep=
-	for pid in ${LRU_READERS:-}; do
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	done
-	for pid in ${LRU_PIDS:-}; do
-		[[ " $LRU_READERS " == *" $pid "* ]] || keep+=" $pid"
-	done
-	LRU_PIDS=$keep LRU_READERS=
 }

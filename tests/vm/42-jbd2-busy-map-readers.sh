@@ -18,10 +18,10 @@ set -euo pipefail
 bin=$VM_OUT/bpf-count
 [[ -x $bin/bhvm-mapread ]] || fail "$bin/bhvm-mapread missing: bpf-count.prep did not run"
 command -v fs_mark >/dev/null || skip "fs_mark is not installed (make deps)"
-readers=()
 declare -A pid_of=()	# the tracers, by hook
 stop_all() {
-	kill "${readers[@]}" "${pid_of[@]}" 2>/dev/null || true
+	map_readers_stop
+	kill "${pid_of[@]}" 2>/dev/null || true
 	wait 2>/dev/null || true
 }
 # initialised at mkfs: no ext4lazyinit commits beside the workload's
@@ -32,20 +32,6 @@ mount -t ext4 -o dirsync /dev/ram0 mnt || fail "mount -o dirsync"
 info=/proc/fs/jbd2/ram0-8/info
 [[ -r $info ]] || fail "no $info"
 sync
-# the readers run through the workload: started once the tracers are
-# attached (their loads crawl beside them under TCG), stopped after it
-start_readers() {
-	local cpu
-	for ((cpu = 0; cpu < $(nproc); cpu++)); do
-		"$bin/bhvm-mapread" "$cpu" &
-		readers+=($!)
-	done
-}
-stop_readers() {
-	kill "${readers[@]}"
-	wait "${readers[@]}" 2>/dev/null || true
-	readers=()
-}
 
 transactions() { awk 'NR == 1 {print $1}' "$info"; }
 
@@ -84,9 +70,11 @@ result() {
 for hook in auto raw tracepoint; do
 	start $hook
 done
-start_readers
+# the readers run through the workload: started once the tracers are
+# attached (their loads crawl beside them under TCG), stopped after it
+map_readers "$bin/bhvm-mapread"
 workload
-stop_readers
+map_readers_stop
 ((KTX >= 75)) || fail "only $KTX transactions: the workload did not commit as expected"
 
 result auto

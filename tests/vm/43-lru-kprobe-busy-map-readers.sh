@@ -27,12 +27,12 @@ sync
 
 lru_start lru.json -d $LRU_DEV --hook kprobe 3600 1
 lru_oracle_start oracle.json "$(lru_kdev)"
-lru_map_readers
+map_readers "$LRU_ORACLE/bhvm-mapread"
 # not real-time: the lister and the reader share CPU 1, so the reader is
 # preempted (preempt=full) with its guard held as often as the tick falls
 lru_list_cfs "$PWD/mnt/d" $N
 # the counts' windows end after the readers: no lookup runs meanwhile
-lru_map_readers_stop
+map_readers_stop
 lru_oracle_stop oracle.json
 lru_stop lru.json
 both=$(jq -c -n --argjson l "$(tail -n 1 lru.json)" --argjson o "$(cat oracle.json)" \

@@ -42,11 +42,11 @@ rounds $((2 * X))
 attempt() {
 	lru_start lru.json -C -d $LRU_DEV --hook kprobe 3600 1
 	lru_oracle_start oracle.json "$(lru_kdev)"
-	lru_map_readers
+	map_readers "$LRU_ORACLE/bhvm-mapread"
 	# not real-time: the rounds and a reader share CPU 1, so the reader is
 	# preempted with its guard held as often as the tick falls
 	rounds $ROUNDS
-	lru_map_readers_stop
+	map_readers_stop
 	lru_oracle_stop oracle.json
 	lru_stop lru.json
 	last=$(tail -n 1 lru.json)

@@ -21,7 +21,7 @@
 # at completing it often succeeds under load), so where it can be caught,
 # a kind of reversal that has caught none by then is tried again until one
 # does or VM_TEST_TIMEOUT runs short (6.1-cloud once caught no unpatching
-# one in 3 tries). Five guests run it in `make check`, so 40 s make 20-30
+# one in 3 tries). Seven guests run it in `make check`, so 40 s make 30-40
 # cycles there in all.
 # vm-timeout: 900
 # vm-also: full rt cloud

@@ -104,7 +104,8 @@ static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size,
 }
 
 /* What a program is to a lookup. */
-enum hook_role { ROLE_OTHER, ROLE_LOOKUP_ENTRY, ROLE_LOOKUP_EXIT, ROLE_EMPTIED };
+enum hook_role { ROLE_OTHER, ROLE_LOOKUP_ENTRY, ROLE_LOOKUP_EXIT, ROLE_EMPTIED,
+		 ROLE_DISABLE };
 
 /*
  * Attaches prog; target is a function, "category:name" for HOOK_TP, or
@@ -154,6 +155,7 @@ add:
 	a->per_lookup = role == ROLE_LOOKUP_ENTRY || role == ROLE_LOOKUP_EXIT;
 	a->lookup_exit = role == ROLE_LOOKUP_EXIT;
 	a->sees_emptied = role == ROLE_EMPTIED;
+	a->sees_disable = role == ROLE_DISABLE;
 	snprintf(a->what, sizeof(a->what), "%s %s", hook_kind_names[kind],
 		 target);
 	return 0;
@@ -525,11 +527,11 @@ static int deferred_attach(struct lru_session *s, const struct lookup_progs *p,
 	int first = s->nr_att, err;
 
 	err = attach(s, skel->progs.fentry_cache_disable, HOOK_FENTRY,
-		     "lru_cache_disable", ROLE_OTHER) ?:
+		     "lru_cache_disable", ROLE_DISABLE) ?:
 	      attach(s, skel->progs.fexit_cache_disable, HOOK_FEXIT,
-		     "lru_cache_disable", ROLE_OTHER) ?:
+		     "lru_cache_disable", ROLE_DISABLE) ?:
 	      (t->common ? attach(s, skel->progs.fentry_isolate, HOOK_FENTRY,
-				  "partition_xcpus_add", ROLE_OTHER) ?:
+				  "partition_xcpus_add", ROLE_DISABLE) ?:
 			   attach(s, skel->progs.switch_settle, HOOK_TP_BTF,
 				  "sched_switch", ROLE_OTHER) : 0);
 	if (!err) {

@@ -109,7 +109,7 @@ static int read_buckets(const struct lru_session *s, struct lru_snapshot *snap,
 }
 
 /* Which attached programs prog_misses_of() sums. */
-enum misses_of { LOOKUP_ENTRY, LOOKUP_EXIT, SEES_EMPTIED };
+enum misses_of { LOOKUP_ENTRY, LOOKUP_EXIT, SEES_EMPTIED, SEES_DISABLE };
 
 static bool is(const struct lru_attached *a, enum misses_of which)
 {
@@ -118,6 +118,8 @@ static bool is(const struct lru_attached *a, enum misses_of which)
 		return a->per_lookup && !a->lookup_exit;
 	case LOOKUP_EXIT:
 		return a->lookup_exit;
+	case SEES_DISABLE:
+		return a->sees_disable;
 	default:
 		return a->sees_emptied;
 	}
@@ -173,6 +175,13 @@ static void react_to_misses(struct lru_session *s, const struct lru_snapshot *sn
 		ticker_timestamp(at, sizeof(at));
 		errmsg("%s the kernel skipped %llu runs of the probes that watch LRUs being emptied: a slot-0 hit in an LRU of one entry is unsynced from now on",
 		       at, (unsigned long long)snap->emptied_misses);
+	}
+	/* the deferred hook's proof that a found bh would have been installed */
+	if (prog_misses_of(s, SEES_DISABLE) &&
+	    __atomic_exchange_n(&s->skel->bss->disable_watched, 0, __ATOMIC_SEQ_CST)) {
+		ticker_timestamp(at, sizeof(at));
+		errmsg("%s the kernel skipped runs of the probes that count lru_cache_disable() calls: a miss that left the LRU as it was is unsynced from now on",
+		       at);
 	}
 }
 

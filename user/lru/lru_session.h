@@ -38,6 +38,9 @@ struct lru_attached {
 				 * (recursion_misses) are lost lookups */
 	bool sees_emptied;	/* sees LRUs emptied: a skipped run leaves
 				 * the model blind to one emptying */
+	bool sees_disable;	/* counts lru_cache_disable() calls: a
+				 * skipped run voids the deferred hook's
+				 * proof of absent */
 };
 
 #define LRU_MAX_ATTACHED 16
