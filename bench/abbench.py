@@ -10,6 +10,7 @@ tracer's own CPU time are read before it is stopped.
 """
 import json
 import os
+import select
 import signal
 import statistics
 import subprocess
@@ -52,9 +53,25 @@ class Tracer:
     every program run is one event.
     """
 
-    def __init__(self, name, argv, min_progs, event_prog=None, start_timeout=30):
+    def __init__(self, name, argv, min_progs, event_prog=None, start_timeout=30,
+                 ready=None):
         self.name, self.argv, self.min_progs = name, argv, min_progs
         self.event_prog, self.start_timeout = event_prog, start_timeout
+        # a line the tracer writes to stderr once everything is attached:
+        # loading goes on after the first programs appear, and a load beside
+        # the workload (the verifier, under TCG) would be charged to it
+        self.ready = ready
+
+    def _wait_ready(self, deadline):
+        while self.ready and time.time() < deadline:
+            if self.proc.poll() is not None:
+                return
+            if select.select([self.proc.stderr], [], [], 0.1)[0]:
+                if self.ready in self.proc.stderr.readline():
+                    return
+        if self.ready:
+            self.stop()
+            raise RuntimeError(f"{self.name}: no '{self.ready}' on stderr")
 
     def start(self, timeout=None):
         timeout = timeout or self.start_timeout
@@ -67,6 +84,7 @@ class Tracer:
                 raise RuntimeError(f"{self.name} exited: {self.proc.stderr.read()}")
             self.progs = set(prog_stats()) - before
             if len(self.progs) >= self.min_progs:
+                self._wait_ready(deadline)
                 time.sleep(0.5)  # attach follows load
                 self.progs = set(prog_stats()) - before
                 names = {prog_stats()[i][0] for i in self.progs}

@@ -158,19 +158,19 @@ def main():
     modes = [
         ("untraced", None),
         ("bhscope lru", abbench.Tracer("bhscope", [bhscope, "lru", "1"], 2,
-                                       event_prog="fexit_lookup")),
+                                       event_prog="fexit_lookup", ready="Tracing")),
         ("bhscope lru --whatif 64",
          abbench.Tracer("bhscope", [bhscope, "lru", "--whatif", "64", "1"], 2,
-                        event_prog="fexit_lookup")),
+                        event_prog="fexit_lookup", ready="Tracing")),
         # Issue 31's design: one fentry program per lookup, each classified
         # at the next entry on its CPU (BHSCOPE_LRU_DEFERRED=1).
         ("bhscope lru (deferred)",
          abbench.Tracer("bhscope", ["env", "BHSCOPE_LRU_DEFERRED=1", bhscope, "lru", "1"],
-                        2, event_prog="fentry_deferred")),
+                        2, event_prog="fentry_deferred", ready="Tracing")),
         ("bhscope lru (deferred) --whatif 64",
          abbench.Tracer("bhscope", ["env", "BHSCOPE_LRU_DEFERRED=1", bhscope, "lru",
                                     "--whatif", "64", "1"],
-                        2, event_prog="fentry_deferred")),
+                        2, event_prog="fentry_deferred", ready="Tracing")),
         ("bpftrace", abbench.Tracer("bpftrace", ["bpftrace", bt_path], 3,
                                     event_prog=func[:15], start_timeout=180)),
         # The floors of an exit probe and of an entry-only one (issue 31):
