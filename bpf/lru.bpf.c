@@ -800,15 +800,20 @@ static __always_inline void deferred_unsynced(struct lru_cpu_state *st,
 	lru_account(st, &r);
 }
 
-/* Whether the bh at the LRU's front has key. */
-static __always_inline bool deferred_front_is(struct buffer_head *const *bhs,
+static __always_inline bool key_eq(const struct lru_key *a,
+				   const struct lru_key *b)
+{
+	return a->block == b->block && a->dev == b->dev && a->size == b->size;
+}
+
+/* Whether the bh at the LRU's front has key (read, and kept for later). */
+static __always_inline bool deferred_front_is(struct lru_cpu_state *st,
+					      struct buffer_head *const *bhs,
 					      const struct lru_key *key)
 {
-	struct lru_key k;
-
-	lru_key_of(bhs[0], &k);
-	return k.block == key->block && k.dev == key->dev &&
-	       k.size == key->size;
+	lru_key_of(bhs[0], &st->pend.front_key);
+	st->pend.front_bh = (__u64)bhs[0];
+	return key_eq(&st->pend.front_key, key);
 }
 
 /*
@@ -824,7 +829,7 @@ static __noinline int deferred_slow(struct lru_cpu_state *st,
 
 	if (slot == -2) {
 		if (!st->sh.valid || (how == SETTLE_SWITCHED &&
-				      !(lru0 && deferred_front_is(bhs, &key)))) {
+				      !(lru0 && deferred_front_is(st, bhs, &key)))) {
 			deferred_unsynced(st, bhs, &key, false);
 			return 0;
 		}
@@ -852,7 +857,7 @@ static __noinline int deferred_slow(struct lru_cpu_state *st,
 		deferred_unsynced(st, bhs, &key, false);
 		return 0;
 	}
-	if (lru0 && deferred_front_is(bhs, &key)) {
+	if (lru0 && deferred_front_is(st, bhs, &key)) {
 		slot = shadow_to_front(&st->sh, (const void *)lru0);
 		lookup_classify(st, bhs, lru0, (const void *)lru0, &key, slot,
 				0);
@@ -876,23 +881,36 @@ static __always_inline void deferred_settle(struct lru_cpu_state *st,
 	int slot = -2;
 
 	st->pend.valid = 0;
-	if (!trace_events && how != SETTLE_SWITCHED && lru0 &&
-	    lru0 != st->sh.bh[0] && st->sh.valid) {
+	if (trace_events || how == SETTLE_SWITCHED || !lru0 || !st->sh.valid)
+		goto slow;
+	if (lru0 != st->sh.bh[0]) {
 		slot = shadow_to_front(&st->sh, (const void *)lru0);
 		/* slot 0 cannot be: the front changed */
-		if (shadow_rest_matches(&st->sh, bhs) &&
-		    !lru_check_pending(st)) {
-			if ((__u32)slot < short_slots) {
-				lru_count_hit(st, st->pend.key.dev, slot);
-				return;
-			}
-			if (slot == -1 && short_installs) {
-				lru_count_install(st, st->pend.key.dev,
-						  shadow_installed(&st->sh));
-				return;
-			}
+		if (!shadow_rest_matches(&st->sh, bhs) || lru_check_pending(st))
+			goto slow;
+		if ((__u32)slot < short_slots) {
+			lru_count_hit(st, st->pend.key.dev, slot);
+		} else if (slot == -1 && short_installs) {
+			lru_count_install(st, st->pend.key.dev,
+					  shadow_installed(&st->sh));
+		} else {
+			goto slow;
 		}
+		/* its hit or its install put its own bh in front */
+		st->pend.front_bh = lru0;
+		st->pend.front_key = st->pend.key;
+		return;
 	}
+	/* the front as it was, with its key: a hit in slot 0 */
+	if (lru0 == st->pend.front_bh &&
+	    key_eq(&st->pend.front_key, &st->pend.key) &&
+	    (__u64)bhs[1] == st->sh.bh[1] && !lru_check_pending(st) &&
+	    !lone_front_ambiguous(st, 0)) {
+		lru_count_hit(st, st->pend.key.dev, 0);
+		return;
+	}
+slow:
+	st->pend.front_bh = 0;
 	deferred_slow(st, bhs, slot, how);
 }
 
@@ -941,10 +959,13 @@ int BPF_PROG(fentry_deferred, struct block_device *bdev, sector_t block,
 	}
 	/* before the LRU is read: an emptying after it changes the number */
 	st->emptied_now = lru_emptied_gen;
-	if (st->pend.valid)
+	if (st->pend.valid) {
 		deferred_settle(st, bhs, deferred_how(st));
-	else if (!st->sh.valid || !lru_shadow_holds(st, (__u64)bhs[0], bhs))
+	} else if (!st->sh.valid ||
+		   !lru_shadow_holds(st, (__u64)bhs[0], bhs)) {
 		model_restart(st, bhs, st->sh.valid && !bhs[0]);
+		st->pend.front_bh = 0;	/* it may hold another bh now */
+	}
 	st->emptied_seen = st->emptied_now;
 	st->pend.key.block = block;
 	st->pend.key.dev = bdev->bd_dev;

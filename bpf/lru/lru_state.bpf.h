@@ -130,6 +130,14 @@ struct lru_pending {
 	__u8 disable_ok;
 	__u8 pad[6];
 	__u64 disable_c0;
+	/*
+	 * The LRU's front bh when the last settle here made it the front or
+	 * read its key, and that key: a lookup that leaves the front as it
+	 * was is then a hit in slot 0 if it has the key, without reading it
+	 * (0: not known; any settle the long way forgets it).
+	 */
+	__u64 front_bh;
+	struct lru_key front_key;
 };
 
 struct lru_cpu_state {

@@ -138,6 +138,12 @@ void lru_hooks_lookup_deferred(struct lru_hooks *h, const char *func,
 	probe_status_from(&h->fig[LRU_FIG_LOOKUPS],
 			  "fentry %s alone, deferred (%s: each lookup is classified at the next entry on its CPU, or at a read; absent proven by fentry/fexit lru_cache_disable; the exit attaches on a model switch)",
 			  func, why);
+	probe_status_from(&h->fig[LRU_FIG_HITS],
+			  "fentry %s, deferred: at the next entry, a bh of this CPU's bh_lrus moved to slot 0, or slot 0 has the lookup's key",
+			  func);
+	probe_status_from(&h->fig[LRU_FIG_MISSES],
+			  "fentry %s, deferred: at the next entry, a new bh in slot 0 (installed), or bh_lrus as it was and lru_cache_disable() off throughout (absent; else unsynced)",
+			  func);
 }
 
 void lru_hooks_bhtune(struct lru_hooks *h, const struct lru_load_opts *o,
