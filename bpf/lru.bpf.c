@@ -695,8 +695,11 @@ const volatile __u64 lru_disable_count_addr;
  */
 __u64 lru_disable_calls, lru_disable_done;
 __u32 disable_watched, isolation_seen;
-/* user space: the exit design took over after a preemption-model switch */
-__u32 deferred_off;
+/*
+ * user space: the deferred hook is attached (deferred_on), and the exit
+ * design took over from it after a preemption-model switch (deferred_off)
+ */
+__u32 deferred_on, deferred_off;
 
 SEC("fentry/lru_cache_disable")
 int BPF_PROG(fentry_cache_disable)
@@ -781,12 +784,15 @@ static __always_inline int deferred_how(const struct lru_cpu_state *st)
 /*
  * Not proven: unsynced, and the model read again if the LRU disagrees
  * (resync: a change the model applied without knowing whose it was).
+ * miss: proven a miss all the same (its install or absence unknown), as
+ * lookup_unproven() counts them.
  */
 static __always_inline void deferred_unsynced(struct lru_cpu_state *st,
 					      struct buffer_head *const *bhs,
 					      const struct lru_key *key,
-					      bool resync)
+					      bool resync, bool miss)
 {
+	struct lru_dev_stats *s;
 	struct lru_result r = {
 		.key = *key, .dist = -1, .slot = -1, .lru_size = lru_slots,
 		.outcome = LRU_UNSYNCED,
@@ -798,6 +804,11 @@ static __always_inline void deferred_unsynced(struct lru_cpu_state *st,
 		r.flags |= LRU_EV_RESTART;
 	}
 	lru_account(st, &r);
+	if (miss) {
+		s = dev_counted(st, key->dev);
+		if (s)
+			s->unsynced_misses++;
+	}
 }
 
 static __always_inline bool key_eq(const struct lru_key *a,
@@ -830,7 +841,7 @@ static __noinline int deferred_slow(struct lru_cpu_state *st,
 	if (slot == -2) {
 		if (!st->sh.valid || (how == SETTLE_SWITCHED &&
 				      !(lru0 && deferred_front_is(st, bhs, &key)))) {
-			deferred_unsynced(st, bhs, &key, false);
+			deferred_unsynced(st, bhs, &key, false, false);
 			return 0;
 		}
 		if (lru0 && lru0 != st->sh.bh[0]) {
@@ -840,9 +851,12 @@ static __noinline int deferred_slow(struct lru_cpu_state *st,
 		}
 	}
 	if (slot != -2) {
-		/* after a switch, an install of its key may be another's */
+		/*
+		 * after a switch, an install of its key may be another's; it
+		 * missed all the same (it would have hit a bh of its key)
+		 */
 		if (how == SETTLE_SWITCHED && slot == -1) {
-			deferred_unsynced(st, bhs, &key, true);
+			deferred_unsynced(st, bhs, &key, true, true);
 			return 0;
 		}
 		/* its hit or its install: nothing else changed this LRU */
@@ -854,7 +868,7 @@ static __noinline int deferred_slow(struct lru_cpu_state *st,
 	}
 	/* the front as it was, or an LRU empty before and after */
 	if (!lru_shadow_holds(st, lru0, bhs) || (!lru0 && emptied_since(st))) {
-		deferred_unsynced(st, bhs, &key, false);
+		deferred_unsynced(st, bhs, &key, false, false);
 		return 0;
 	}
 	if (lru0 && deferred_front_is(st, bhs, &key)) {
@@ -863,9 +877,12 @@ static __noinline int deferred_slow(struct lru_cpu_state *st,
 				0);
 		return 0;
 	}
-	/* a miss that installed nothing: absent if installing was on */
+	/*
+	 * a miss that installed nothing: absent if installing was on (and it
+	 * is not asleep in the page cache, about to install)
+	 */
 	if (how != SETTLE_DONE || !deferred_installing(st)) {
-		deferred_unsynced(st, bhs, &key, false);
+		deferred_unsynced(st, bhs, &key, false, true);
 		return 0;
 	}
 	lookup_classify(st, bhs, lru0, NULL, &key, -2, 0);
@@ -931,7 +948,7 @@ static __always_inline void deferred_stopped(struct lru_cpu_state *st,
 {
 	if (st->pend.valid) {
 		st->pend.valid = 0;
-		deferred_unsynced(st, bhs, &st->pend.key, false);
+		deferred_unsynced(st, bhs, &st->pend.key, false, false);
 	}
 	if (!deferred_off)
 		deferred_lost();
@@ -961,10 +978,15 @@ int BPF_PROG(fentry_deferred, struct block_device *bdev, sector_t block,
 	st->emptied_now = lru_emptied_gen;
 	if (st->pend.valid) {
 		deferred_settle(st, bhs, deferred_how(st));
-	} else if (!st->sh.valid ||
-		   !lru_shadow_holds(st, (__u64)bhs[0], bhs)) {
-		model_restart(st, bhs, st->sh.valid && !bhs[0]);
-		st->pend.front_bh = 0;	/* it may hold another bh now */
+	} else {
+		if (!st->sh.valid ||
+		    !lru_shadow_holds(st, (__u64)bhs[0], bhs)) {
+			model_restart(st, bhs, st->sh.valid && !bhs[0]);
+			st->pend.front_bh = 0;	/* it may hold another bh */
+		}
+		/* a CPU's first lookup (since a read): proof ready for it */
+		if (!st->pend.disable_ok)
+			disable_snapshot(st);
 	}
 	st->emptied_seen = st->emptied_now;
 	st->pend.key.block = block;
@@ -1002,6 +1024,32 @@ int settle_pending(void *ctx)
 	}
 	state_release(st);
 	return 0;
+}
+
+/*
+ * A CPU is dead (buffer_exit_cpu_dead(), on another CPU, before it empties
+ * the dead one's LRU): its last lookup ran to its end there, so it is
+ * settled now against that LRU. Where a lookup may sleep, sched_switch
+ * settled it already as the CPU went idle; a leftover proves a hit only.
+ */
+static __always_inline void deferred_settle_dead(__u32 cpu)
+{
+	struct buffer_head *const *bhs;
+	struct lru_cpu_state *st;
+
+	if (!deferred_on || deferred_off || !&bh_lrus)
+		return;
+	st = bpf_map_lookup_percpu_elem(&cpu_state, &zero_key, cpu);
+	bhs = (struct buffer_head *const *)bpf_per_cpu_ptr(&bh_lrus, cpu);
+	if (!st || !bhs || !st->pend.valid || !state_claim(st))
+		return;
+	if (st->pend.valid && !solo_off) {
+		st->emptied_now = lru_emptied_gen;
+		deferred_settle(st, bhs, deferred_switch_check ?
+					 SETTLE_SWITCHED : SETTLE_DONE);
+		st->emptied_seen = st->emptied_now;
+	}
+	state_release(st);
 }
 
 /*
@@ -1078,6 +1126,8 @@ int prime_shadow(void *ctx)
 		return 0;	/* in flight here: its lookups resync */
 	if (!st->sh.valid)
 		model_restart(st, bhs, false);
+	/* the deferred hook's proof of absent, for the first lookup here */
+	disable_snapshot(st);
 	state_release(st);
 	return 0;
 }
@@ -1224,8 +1274,9 @@ int BPF_PROG(fentry_emptying_ipi)
 }
 
 SEC("fentry/buffer_exit_cpu_dead")
-int BPF_PROG(fentry_emptying_dead)
+int BPF_PROG(fentry_emptying_dead, unsigned int cpu)
 {
+	deferred_settle_dead(cpu);
 	return note_emptying();
 }
 

@@ -26,6 +26,11 @@ if grep -q '(full)' /sys/kernel/debug/sched/preempt 2>/dev/null; then
 		'.mode == "kprobe" and (.modes.fentry | test("full preemption"))' "$p"
 	lru_check "kprobes are used on $func" \
 		".figures.lookups.source == \"kprobe+kretprobe $func\"" "$p"
+elif [[ ${BHSCOPE_LRU_DEFERRED:-} == 1 ]]; then
+	# asked for (VM_LRU_DEFERRED=1): one fentry program, and it says so
+	lru_check "fentry is used on $func, deferred" \
+		".mode == \"fentry\" and (.figures.lookups.source |
+		 test(\"^fentry $func alone, deferred \\\\((none|voluntary) preemption\"))" "$p"
 elif [[ $func == __find_get_block ]]; then
 	# it never sleeps: under voluntary preemption (Debian's default) its
 	# exit proves it alone (tests/vm/40-lru-preempt-switch.sh)

@@ -537,6 +537,8 @@ static int deferred_attach(struct lru_session *s, const struct lookup_progs *p,
 	if (!err) {
 		__atomic_store_n(&skel->bss->disable_watched, 1,
 				 __ATOMIC_SEQ_CST);
+		/* a CPU going offline settles its last lookup */
+		__atomic_store_n(&skel->bss->deferred_on, 1, __ATOMIC_SEQ_CST);
 		s->deferred_at = s->nr_att;
 		/* its skipped runs are lost lookups, as an exit's */
 		err = attach(s, skel->progs.fentry_deferred, HOOK_FENTRY,
@@ -555,6 +557,7 @@ static int deferred_attach(struct lru_session *s, const struct lookup_progs *p,
 		bpf_link__destroy(s->att[--s->nr_att].link);
 		s->att[s->nr_att].link = NULL;
 	}
+	__atomic_store_n(&skel->bss->deferred_on, 0, __ATOMIC_SEQ_CST);
 	s->deferred_at = -1;
 	return err;
 }
