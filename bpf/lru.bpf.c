@@ -1017,7 +1017,11 @@ int settle_pending(void *ctx)
 
 	if (!bhs || !st || !state_claim(st))
 		return 0;
-	if (st->pend.valid && !solo_off) {
+	if (st->pend.valid && solo_off) {
+		/* the model was switched: it may have been preempted inside */
+		st->pend.valid = 0;
+		deferred_unsynced(st, bhs, &st->pend.key, false, false);
+	} else if (st->pend.valid) {
 		st->emptied_now = lru_emptied_gen;
 		deferred_settle(st, bhs, deferred_how(st));
 		st->emptied_seen = st->emptied_now;

@@ -579,6 +579,8 @@ static void deferred_fall_back(struct lru_session *s, bool watched)
 	err = attach_slot(s, s->fallback_at) ?:
 	      attach_slot(s, s->fallback_at + 1);
 	__atomic_store_n(&s->skel->bss->deferred_off, 1, __ATOMIC_SEQ_CST);
+	/* its pending lookups: unsynced, before the reads stop settling */
+	lru_session_settle(s);
 	bpf_link__destroy(s->att[s->deferred_at].link);
 	s->att[s->deferred_at].link = NULL;
 	s->deferred_at = -1;
