@@ -931,6 +931,19 @@ slow:
 	deferred_slow(st, bhs, slot, how);
 }
 
+/*
+ * deferred_settle() outside a lookup's entry (a read, a task switch, a
+ * dead CPU): the emptyings since the last entry are those it weighs.
+ */
+static __always_inline void deferred_settle_now(struct lru_cpu_state *st,
+						struct buffer_head *const *bhs,
+						int how)
+{
+	st->emptied_now = lru_emptied_gen;
+	deferred_settle(st, bhs, how);
+	st->emptied_seen = st->emptied_now;
+}
+
 /* Lookups the deferred hook saw but cannot count: lost. */
 static __always_inline void deferred_lost(void)
 {
@@ -1022,9 +1035,7 @@ int settle_pending(void *ctx)
 		st->pend.valid = 0;
 		deferred_unsynced(st, bhs, &st->pend.key, false, false);
 	} else if (st->pend.valid) {
-		st->emptied_now = lru_emptied_gen;
-		deferred_settle(st, bhs, deferred_how(st));
-		st->emptied_seen = st->emptied_now;
+		deferred_settle_now(st, bhs, deferred_how(st));
 	}
 	state_release(st);
 	return 0;
@@ -1047,12 +1058,9 @@ static __always_inline void deferred_settle_dead(__u32 cpu)
 	bhs = (struct buffer_head *const *)bpf_per_cpu_ptr(&bh_lrus, cpu);
 	if (!st || !bhs || !st->pend.valid || !state_claim(st))
 		return;
-	if (st->pend.valid && !solo_off) {
-		st->emptied_now = lru_emptied_gen;
-		deferred_settle(st, bhs, deferred_switch_check ?
-					 SETTLE_SWITCHED : SETTLE_DONE);
-		st->emptied_seen = st->emptied_now;
-	}
+	if (st->pend.valid && !solo_off)
+		deferred_settle_now(st, bhs, deferred_switch_check ?
+					     SETTLE_SWITCHED : SETTLE_DONE);
 	state_release(st);
 }
 
@@ -1080,9 +1088,7 @@ int BPF_PROG(switch_settle, bool preempt, struct task_struct *prev,
 		how = st->pend.task == (__u64)prev &&
 		      st->pend.nsw + 1 == task_switches(prev) ?
 		      SETTLE_LEAVING : SETTLE_SWITCHED;
-		st->emptied_now = lru_emptied_gen;
-		deferred_settle(st, bhs, how);
-		st->emptied_seen = st->emptied_now;
+		deferred_settle_now(st, bhs, how);
 	}
 	state_release(st);
 	return 0;

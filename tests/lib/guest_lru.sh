@@ -193,3 +193,13 @@ lru_oracle_stop() {
 lru_kdev() {
 	echo $(((0x$(stat -c %t /dev/$LRU_DEV) << 20) | 0x$(stat -c %T /dev/$LRU_DEV)))
 }
+
+# lru_meta_worker N: bhbench meta in a loop in mnt/wN (under the test's
+# directory), unpinned, until the file stop exists: one task of a busy
+# host's metadata load.
+lru_meta_worker() {
+	mkdir -p "mnt/w$1"
+	while [[ ! -e stop ]]; do
+		"$REPO/build/bhbench" meta -D "mnt/w$1" -t 1 -n 150 -q || true
+	done
+}

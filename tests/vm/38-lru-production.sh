@@ -81,13 +81,6 @@ disturb() {
 	done
 }
 
-# worker N: bhbench meta in a loop, in its own directory, unpinned
-worker() {
-	mkdir -p "mnt/w$1"
-	while [[ ! -e stop ]]; do
-		"$REPO/build/bhbench" meta -D "mnt/w$1" -t 1 -n 150 -q || true
-	done
-}
 
 phase() {
 	local model=$1 hook=$2 funcs=$3 wrappers=$4 name pids=() w
@@ -105,7 +98,7 @@ phase() {
 	wait_until 30 $oracle grep -q ready "$name.oracle.err" ||
 		fail "oracle: $(cat "$name.oracle.err")"
 	for ((w = 0; w < tasks; w++)); do
-		worker "$w" &
+		lru_meta_worker "$w" &
 		pids+=($!)
 	done
 	"$bin/bhvm-mover" bhbench 3 >"$name.mover" &
