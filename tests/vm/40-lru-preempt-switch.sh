@@ -16,13 +16,16 @@
 #            few ms, voluntary then full preemption: every difference from
 #            the oracle is at most what bhscope reports unsynced or lost.
 # Only where __find_get_block is the lookup (6.1): 6.12's
-# find_get_block_common can sleep and always has its entry probe.
+# find_get_block_common can sleep and always has its entry probe. The exit
+# design's switch, whatever VM_LRU_DEFERRED says: 48 switches the deferred
+# hook's.
 # vm-timeout: 600
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
 . "$REPO/tests/lib/guest.sh"
 # shellcheck source=tests/lib/guest_lru.sh
 . "$REPO/tests/lib/guest_lru.sh"
+export BHSCOPE_LRU_DEFERRED=0
 
 K=8
 bin=$VM_OUT/bpf-count
