@@ -695,11 +695,8 @@ const volatile __u64 lru_disable_count_addr;
  */
 __u64 lru_disable_calls, lru_disable_done;
 __u32 disable_watched, isolation_seen;
-/*
- * user space: the deferred hook is attached (deferred_on), and the exit
- * design took over from it after a preemption-model switch (deferred_off)
- */
-__u32 deferred_on, deferred_off;
+/* user space: the exit design took over after a preemption-model switch */
+__u32 deferred_off;
 
 SEC("fentry/lru_cache_disable")
 int BPF_PROG(fentry_cache_disable)
@@ -1052,7 +1049,7 @@ static __always_inline void deferred_settle_dead(__u32 cpu)
 	struct buffer_head *const *bhs;
 	struct lru_cpu_state *st;
 
-	if (!deferred_on || deferred_off || !&bh_lrus)
+	if (deferred_off || !&bh_lrus)
 		return;
 	st = bpf_map_lookup_percpu_elem(&cpu_state, &zero_key, cpu);
 	bhs = (struct buffer_head *const *)bpf_per_cpu_ptr(&bh_lrus, cpu);
@@ -1062,6 +1059,14 @@ static __always_inline void deferred_settle_dead(__u32 cpu)
 		deferred_settle_now(st, bhs, deferred_switch_check ?
 					     SETTLE_SWITCHED : SETTLE_DONE);
 	state_release(st);
+}
+
+/* The deferred hook's own program there: the exit design loads none. */
+SEC("fentry/buffer_exit_cpu_dead")
+int BPF_PROG(dead_settle, unsigned int cpu)
+{
+	deferred_settle_dead(cpu);
+	return 0;
 }
 
 /*
@@ -1284,9 +1289,8 @@ int BPF_PROG(fentry_emptying_ipi)
 }
 
 SEC("fentry/buffer_exit_cpu_dead")
-int BPF_PROG(fentry_emptying_dead, unsigned int cpu)
+int BPF_PROG(fentry_emptying_dead)
 {
-	deferred_settle_dead(cpu);
 	return note_emptying();
 }
 

@@ -184,8 +184,9 @@ static void say_what_is_missing(const struct lru_opts *o,
 		errmsg("counting LRU hits only (block:block_touch_buffer); lookups, misses, hit slots and the what-if curve need fentry or kprobes on the lookup: fentry: %s; kprobe: %s",
 		       s->hooks.tried[LRU_MODE_FENTRY], s->hooks.tried[LRU_MODE_KPROBE]);
 	/* On stderr even with -j: scripts wait for it to start a workload. */
-	fprintf(stderr, "Tracing the buffer-head LRU (%s)%s%s... Ctrl-C to end.\n",
-		s->hooks.hook, o->common.dev_arg ? " on " : "",
+	fprintf(stderr, "Tracing the buffer-head LRU (%s%s)%s%s... Ctrl-C to end.\n",
+		s->hooks.hook, s->deferred_at >= 0 ? ", deferred" : "",
+		o->common.dev_arg ? " on " : "",
 		o->common.dev_arg ? o->common.dev_arg : "");
 }
 

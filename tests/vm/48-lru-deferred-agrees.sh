@@ -40,10 +40,6 @@ preempts_kernel &&
 ncpu=$(nproc)
 export BHSCOPE_LRU_DEFERRED=1
 
-probes=$("$LRU_BHSCOPE" lru --probes -j)
-grep -q 'alone, deferred' <<<"$probes" ||
-	fail "BHSCOPE_LRU_DEFERRED=1 did not pick the deferred hook: $probes"
-echo "PASS: the deferred hook loads: $(jq -r '.. | strings | select(test("deferred"))' <<<"$probes" | head -n 1)"
 
 LRU_RAM_MB=256
 lru_ext4 "$PWD/mnt"
@@ -64,6 +60,11 @@ both_start() {
 	E_PID=$LRU_PID
 	lru_start "$1-d.json" -C -d $LRU_DEV "${@:2}"
 	D_PID=$LRU_PID
+	grep -q ', deferred)' "$1-d.json.err" ||
+		fail "BHSCOPE_LRU_DEFERRED=1 did not pick the deferred hook: $(cat "$1-d.json.err")"
+	grep -q ', deferred)' "$1-e.json.err" &&
+		fail "BHSCOPE_LRU_DEFERRED=0 picked the deferred hook"
+	true
 }
 both_stop() {
 	LRU_PID=$D_PID lru_stop "$1-d.json"

@@ -507,6 +507,7 @@ static void deferred_autoload(struct lru_bpf *skel,
 	bpf_program__set_autoload(skel->progs.fexit_cache_disable, true);
 	bpf_program__set_autoload(skel->progs.fentry_isolate, t->common);
 	bpf_program__set_autoload(skel->progs.switch_settle, t->common);
+	bpf_program__set_autoload(skel->progs.dead_settle, sym->cpu_dead);
 	bpf_program__set_autoload(skel->progs.settle_pending, true);
 	/* the nonatomic lookup may sleep in the page cache */
 	skel->rodata->deferred_switch_check = t->common;
@@ -521,7 +522,8 @@ static void deferred_autoload(struct lru_bpf *skel,
  * exit design instead).
  */
 static int deferred_attach(struct lru_session *s, const struct lookup_progs *p,
-			   const struct lookup_target *t)
+			   const struct lookup_target *t,
+			   const struct lru_symbols *sym)
 {
 	struct lru_bpf *skel = s->skel;
 	int first = s->nr_att, err;
@@ -533,12 +535,13 @@ static int deferred_attach(struct lru_session *s, const struct lookup_progs *p,
 	      (t->common ? attach(s, skel->progs.fentry_isolate, HOOK_FENTRY,
 				  "partition_xcpus_add", ROLE_DISABLE) ?:
 			   attach(s, skel->progs.switch_settle, HOOK_TP_BTF,
-				  "sched_switch", ROLE_OTHER) : 0);
+				  "sched_switch", ROLE_OTHER) : 0) ?:
+	      /* a CPU going offline settles its last lookup */
+	      (sym->cpu_dead ? attach(s, skel->progs.dead_settle, HOOK_FENTRY,
+				      "buffer_exit_cpu_dead", ROLE_OTHER) : 0);
 	if (!err) {
 		__atomic_store_n(&skel->bss->disable_watched, 1,
 				 __ATOMIC_SEQ_CST);
-		/* a CPU going offline settles its last lookup */
-		__atomic_store_n(&skel->bss->deferred_on, 1, __ATOMIC_SEQ_CST);
 		s->deferred_at = s->nr_att;
 		/* its skipped runs are lost lookups, as an exit's */
 		err = attach(s, skel->progs.fentry_deferred, HOOK_FENTRY,
@@ -557,7 +560,6 @@ static int deferred_attach(struct lru_session *s, const struct lookup_progs *p,
 		bpf_link__destroy(s->att[--s->nr_att].link);
 		s->att[s->nr_att].link = NULL;
 	}
-	__atomic_store_n(&skel->bss->deferred_on, 0, __ATOMIC_SEQ_CST);
 	s->deferred_at = -1;
 	return err;
 }
@@ -812,7 +814,8 @@ retry:
 	if (plan.optional)
 		attach_livepatch_watch(s, plan.watch_fentry ? HOOK_FENTRY : HOOK_KPROBE);
 	/* the deferred hook stops at any solo_off: none until it falls back */
-	deferred = plan.deferred && none_switched && !deferred_attach(s, &p, t);
+	deferred = plan.deferred && none_switched &&
+		   !deferred_attach(s, &p, t, sym);
 	/* set before the entry attaches: an exit without an entry is unsynced */
 	if (!solo && !deferred)
 		__atomic_fetch_or(&s->skel->bss->solo_off, LRU_SOLO_ENTRY,

@@ -43,7 +43,7 @@ struct lru_attached {
 				 * proof of absent */
 };
 
-#define LRU_MAX_ATTACHED 16
+#define LRU_MAX_ATTACHED 24
 
 struct lru_session {
 	struct lru_bpf *skel;
