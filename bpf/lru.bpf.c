@@ -48,6 +48,7 @@
 #include "lru/lru_ghost.bpf.h"
 #include "lru/lru_scan.bpf.h"
 #include "lru/lru_state.bpf.h"
+#include "lru/lru_time.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -376,12 +377,6 @@ static __always_inline void lookup_classify(struct lru_cpu_state *st,
 	tail_note(st, bhs);
 }
 
-/* A task's context switches (voluntary and not). */
-static __always_inline __u64 task_switches(const struct task_struct *t)
-{
-	return t->nvcsw + t->nivcsw;
-}
-
 /*
  * The entry of a lookup, on the CPU it starts on: which task, and its
  * context switches, so that the exit can prove it ran here throughout
@@ -419,6 +414,8 @@ static __always_inline void lookup_entered(const struct lru_key *key)
 	 */
 	if (!st->sh.valid || !lru_shadow_holds(st, (__u64)bhs[0], bhs))
 		model_restart(st, bhs, st->sh.valid && !bhs[0]);
+	if (time_every && time_in_entry)
+		time_start(st, t);
 	state_release(st);
 }
 
@@ -568,6 +565,8 @@ static __always_inline void lookup_done(const void *ret,
 
 	if (!bhs || !st)
 		return;
+	if (time_every)
+		time_stop(st);
 	if (kprobe && count_runs)
 		__sync_fetch_and_add(&st->exits, 1);
 	if (!state_claim(st)) {
@@ -575,6 +574,7 @@ static __always_inline void lookup_done(const void *ret,
 		count_cpu(__builtin_offsetof(struct lru_cpu_counters,
 					     lookups_lost));
 		lru_unseen(st);
+		time_forget(st);
 		return;
 	}
 	/* before the LRU is read: an emptying after it changes the number */
@@ -601,18 +601,22 @@ static __always_inline void lookup_done(const void *ret,
 		if ((__u32)slot < short_slots &&
 		    !lone_front_ambiguous(st, slot)) {
 			lru_count_hit(st, key->dev, slot);
+			st->timer.cls = slot;
 			goto out;
 		}
 		/* so is an install into a shadow read from the LRU */
 		if (slot == -1 && short_installs && st->sh.valid) {
 			lru_count_install(st, key->dev,
 					  shadow_installed(&st->sh));
+			st->timer.cls = LRU_TIME_INSTALLED;
 			goto out;
 		}
 	}
 slow:
 	lookup_slow(st, bhs, ret, key, slot);
 out:
+	if (time_every)
+		time_flush(st, key);
 	st->emptied_seen = st->emptied_now;
 	state_release(st);
 }
@@ -635,6 +639,20 @@ SEC("fentry/__find_get_block_nonatomic")
 int BPF_PROG(fentry_lookup2)
 {
 	lookup_entered(NULL);
+	return 0;
+}
+
+/*
+ * --timing where the exit proves a lookup alone (no entry probe): starts
+ * the sampled timings, and nothing else.
+ */
+SEC("fentry/__find_get_block")
+int BPF_PROG(fentry_timing)
+{
+	struct lru_cpu_state *st = cpu_state_get();
+
+	if (st)
+		time_start(st, bpf_get_current_task_btf());
 	return 0;
 }
 

@@ -192,6 +192,44 @@ struct lru_cpu_counters {
 				 * two (the sizes above are approximate) */
 	__u64 full_checks;	/* shadows compared slot by slot after a
 				 * change the probe may not have seen */
+	__u64 time_dropped;	/* lookups picked for timing that were not
+				 * timed: switched out or preempted inside,
+				 * or unsynced */
 };
+
+/*
+ * Sampled lookup times (--timing): one lookup in N per CPU is timed from
+ * its entry probe to its exit probe, and its time is counted by outcome
+ * class: a hit by its slot, else the kind of miss. A time includes the
+ * probes' own trampoline work between the two timestamps, the same for
+ * every class, so differences between classes are the kernel's.
+ */
+#define LRU_TIME_INSTALLED	BHSCOPE_LRU_SLOTS_MAX
+#define LRU_TIME_NOT_INSTALLED	(BHSCOPE_LRU_SLOTS_MAX + 1)
+#define LRU_TIME_ABSENT		(BHSCOPE_LRU_SLOTS_MAX + 2)
+#define LRU_TIME_CLASSES	(BHSCOPE_LRU_SLOTS_MAX + 3)
+
+/* The histograms' groups: every hit, and each kind of miss. */
+enum lru_time_group {
+	LRU_TG_HIT,
+	LRU_TG_INSTALLED,
+	LRU_TG_NOT_INSTALLED,
+	LRU_TG_ABSENT,
+	LRU_NR_TIME_GROUPS,
+};
+
+/* Per device, per CPU. */
+struct lru_time_stats {
+	__u64 n[LRU_TIME_CLASSES];	/* lookups timed */
+	__u64 ns[LRU_TIME_CLASSES];	/* their summed times */
+	/* log2 histograms of the times, in ns (slot 0: 0 ns) */
+	__u64 hist[LRU_NR_TIME_GROUPS][BHSCOPE_LOG2_SLOTS];
+};
+
+static inline int lru_time_group_of(unsigned int cls)
+{
+	return cls < BHSCOPE_LRU_SLOTS_MAX ? LRU_TG_HIT :
+	       (int)(cls - BHSCOPE_LRU_SLOTS_MAX) + LRU_TG_INSTALLED;
+}
 
 #endif /* BHSCOPE_LRU_STATS_H */

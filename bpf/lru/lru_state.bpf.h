@@ -140,6 +140,20 @@ struct lru_pending {
 	struct lru_key front_key;
 };
 
+/*
+ * A lookup picked for timing (lru_time.bpf.h): its entry's timestamp,
+ * task and context switches; at its exit, its time (dt) and class (cls,
+ * set where the lookup is counted) until the time is counted.
+ */
+struct lru_timer {
+	__u64 t0;
+	__u64 task;		/* 0: no lookup being timed */
+	__u64 nsw;
+	__u64 dt;		/* 0: no time to count */
+	__u32 countdown;	/* lookups until the next one timed */
+	__s32 cls;		/* LRU_TIME_* or a hit's slot; -1: none */
+};
+
 struct lru_cpu_state {
 	__u64 busy;		/* a probe works on this state (xchg) */
 	/*
@@ -151,6 +165,7 @@ struct lru_cpu_state {
 	__u64 exits;
 	struct lru_inflight in;
 	struct lru_pending pend;
+	struct lru_timer timer;
 	/* lru_emptied_gen, read at this exit before the LRU, and at the last */
 	__u64 emptied_now;
 	__u64 emptied_seen;
@@ -460,12 +475,31 @@ static __always_inline void lru_count_install(struct lru_cpu_state *st,
 	s->evictions += victim != 0;
 }
 
+/* A classified lookup's timing class: LRU_TIME_*, a hit's slot, or -1. */
+static __always_inline int lru_time_class(const struct lru_result *r)
+{
+	switch (r->outcome) {
+	case LRU_HIT:
+		return r->slot >= 0 && r->slot < BHSCOPE_LRU_SLOTS_MAX ?
+		       r->slot : -1;
+	case LRU_MISS_INSTALLED:
+		return LRU_TIME_INSTALLED;
+	case LRU_MISS_NOT_INSTALLED:
+		return LRU_TIME_NOT_INSTALLED;
+	case LRU_MISS_ABSENT:
+		return LRU_TIME_ABSENT;
+	default:
+		return -1;
+	}
+}
+
 /* Counts r for its device and, with --trace, sends it. */
 static __always_inline void lru_account(struct lru_cpu_state *st,
 					const struct lru_result *r)
 {
 	struct lru_dev_stats *s;
 
+	st->timer.cls = lru_time_class(r);
 	if (trace_events)
 		trace_lookup(st, r);
 	s = dev_counted(st, r->key.dev);

@@ -85,6 +85,7 @@ static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size,
 	/* with the ghost list, an install updates it: the long way */
 	skel->rodata->short_installs = o->whatif <= (int)skel->rodata->lru_slots;
 	skel->rodata->whatif_depth = o->whatif;
+	skel->rodata->time_every = o->time_every;
 	skel->rodata->trace_events = o->trace;
 	/* lost kretprobe instances show only as entries without an exit */
 	skel->rodata->count_runs = count_runs;
@@ -105,7 +106,7 @@ static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size,
 
 /* What a program is to a lookup. */
 enum hook_role { ROLE_OTHER, ROLE_LOOKUP_ENTRY, ROLE_LOOKUP_EXIT, ROLE_EMPTIED,
-		 ROLE_DISABLE };
+		 ROLE_DISABLE, ROLE_TIMING };
 
 /*
  * Attaches prog; target is a function, "category:name" for HOOK_TP, or
@@ -152,7 +153,9 @@ add:
 	a = &s->att[s->nr_att++];
 	a->prog = prog;
 	a->link = link;
-	a->per_lookup = role == ROLE_LOOKUP_ENTRY || role == ROLE_LOOKUP_EXIT;
+	a->per_lookup = role == ROLE_LOOKUP_ENTRY || role == ROLE_LOOKUP_EXIT ||
+			role == ROLE_TIMING;
+	a->timing = role == ROLE_TIMING;
 	a->lookup_exit = role == ROLE_LOOKUP_EXIT;
 	a->sees_emptied = role == ROLE_EMPTIED;
 	a->sees_disable = role == ROLE_DISABLE;
@@ -476,6 +479,27 @@ static int lookup_progs_attach(struct lru_session *s, bool fentry,
 }
 
 /*
+ * --timing: where the exit proves its lookups alone, a program of its own
+ * at the entry starts the sampled timings (no entry probe runs there);
+ * elsewhere the lookup's entry probe does.
+ */
+static void timing_autoload(struct lru_bpf *skel, const struct lookup_target *t)
+{
+	bpf_program__set_autoload(skel->progs.fentry_timing, true);
+	bpf_program__set_attach_target(skel->progs.fentry_timing, 0, t->func);
+}
+
+static int timing_attach(struct lru_session *s, const struct lookup_target *t,
+			 bool solo)
+{
+	if (solo)
+		return attach(s, s->skel->progs.fentry_timing, HOOK_FENTRY,
+			      t->func, ROLE_TIMING);
+	__atomic_store_n(&s->skel->bss->time_in_entry, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+/*
  * The deferred hook (design A of ../shared/designs/lru-entry-probe.md):
  * one fentry program per lookup instead of an entry and an exit, where
  * BHSCOPE_LRU_DEFERRED=1 asks for it, the preemption model switches no
@@ -790,6 +814,8 @@ retry:
 	load_plan_autoload(skel, &plan, sym);
 	if (plan.deferred)
 		deferred_autoload(skel, t, sym);
+	if (o->time_every && solo_ok)
+		timing_autoload(skel, t);
 	err = load_skel(s, skel, kind, t->func, why, len);
 	if (err == -ENOENT && !sym->bh_lrus) {
 		/* The verifier resolves the bh_lrus ksym through kallsyms. */
@@ -821,6 +847,8 @@ retry:
 		__atomic_fetch_or(&s->skel->bss->solo_off, LRU_SOLO_ENTRY,
 				  __ATOMIC_SEQ_CST);
 	err = deferred ? 0 : lookup_progs_attach(s, fentry, &p, t, solo);
+	if (!err && !deferred && o->time_every)
+		err = timing_attach(s, t, solo);
 	if (err) {
 		probe_status_reason(why, len, kind, t->func2 && s->nr_att >= 2 ?
 				    t->func2 : t->func, err);

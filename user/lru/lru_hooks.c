@@ -27,6 +27,7 @@ const char *const lru_figure_keys[LRU_NR_FIGURES] = {
 	[LRU_FIG_INVALIDATIONS] = "invalidations",
 	[LRU_FIG_INSTALLS] = "install_calls",
 	[LRU_FIG_TRACE] = "trace",
+	[LRU_FIG_TIMES] = "lookup_time",
 };
 
 const char *const lru_figure_names[LRU_NR_FIGURES] = {
@@ -40,6 +41,7 @@ const char *const lru_figure_names[LRU_NR_FIGURES] = {
 	[LRU_FIG_INVALIDATIONS] = "invalidations",
 	[LRU_FIG_INSTALLS] = "install calls",
 	[LRU_FIG_TRACE] = "trace",
+	[LRU_FIG_TIMES] = "lookup times",
 };
 
 int lru_hooks_mode_parse(const char *s, enum lru_mode *mode)
@@ -57,6 +59,11 @@ bool lru_hooks_classify(const struct lru_hooks *h)
 {
 	return h->mode == LRU_MODE_FENTRY || h->mode == LRU_MODE_KPROBE ||
 	       h->mode == LRU_MODE_BHTUNE;
+}
+
+bool lru_hooks_timed(const struct lru_hooks *h)
+{
+	return h->time_every && h->fig[LRU_FIG_TIMES].available;
 }
 
 /* The words of --probes, per hook kind: each figure's source or reason. */
@@ -79,6 +86,19 @@ static void whatif_figure(struct lru_hooks *h, const struct lru_load_opts *o,
 				distances);
 	else
 		probe_status_from(&h->fig[LRU_FIG_WHATIF], "%s", distances);
+}
+
+static void times_figure(struct lru_hooks *h, const struct lru_load_opts *o,
+			 const char *probe, const char *func)
+{
+	h->time_every = o->time_every;
+	if (!o->time_every)
+		probe_status_missing(&h->fig[LRU_FIG_TIMES],
+				     "not asked for (--timing N, or --whatif)");
+	else
+		probe_status_from(&h->fig[LRU_FIG_TIMES],
+				  "%s %s: one lookup in %u per CPU timed from its entry to its exit, by outcome",
+				  probe, func, o->time_every);
 }
 
 void lru_hooks_lookups(struct lru_hooks *h, const struct lru_load_opts *o,
@@ -113,6 +133,7 @@ void lru_hooks_lookups(struct lru_hooks *h, const struct lru_load_opts *o,
 			 h->lru_size);
 	whatif_figure(h, o, distances);
 	trace_figure(h, o);
+	times_figure(h, o, probe, func);
 }
 
 void lru_hooks_lookup_proof(struct lru_hooks *h, const char *func,
@@ -144,6 +165,8 @@ void lru_hooks_lookup_deferred(struct lru_hooks *h, const char *func,
 	probe_status_from(&h->fig[LRU_FIG_MISSES],
 			  "fentry %s, deferred: at the next entry, a new bh in slot 0 (installed), or bh_lrus as it was and lru_cache_disable() off throughout (absent; else unsynced)",
 			  func);
+	probe_status_missing(&h->fig[LRU_FIG_TIMES],
+			     "the deferred hook has no exit probe to time a lookup to");
 }
 
 void lru_hooks_bhtune(struct lru_hooks *h, const struct lru_load_opts *o,
@@ -161,6 +184,8 @@ void lru_hooks_bhtune(struct lru_hooks *h, const struct lru_load_opts *o,
 	probe_status_missing(&h->fig[LRU_FIG_INSTALLS],
 			"bhtune installs inside its lookup; counted as installed misses");
 	trace_figure(h, o);
+	probe_status_missing(&h->fig[LRU_FIG_TIMES],
+			     "bhtune's tracepoint fires once, at the lookup's end: nothing to time from");
 }
 
 void lru_hooks_tracepoint(struct lru_hooks *h, const struct lru_load_opts *o)

@@ -49,6 +49,7 @@ enum lru_figure_id {
 	LRU_FIG_INVALIDATIONS,
 	LRU_FIG_INSTALLS,
 	LRU_FIG_TRACE,
+	LRU_FIG_TIMES,
 	LRU_NR_FIGURES,
 };
 
@@ -63,6 +64,7 @@ struct lru_load_opts {
 	bool trace;		/* ring buffer for --trace */
 	uint32_t trace_bytes;	/* its size: a power of 2, >= a page */
 	enum lru_mode mode;	/* LRU_MODE_AUTO: the best that works */
+	uint32_t time_every;	/* --timing: time one lookup in N; 0: none */
 };
 
 struct lru_hooks {
@@ -71,6 +73,7 @@ struct lru_hooks {
 	char hook[64];		/* the lookups' hook, short: "fentry:NAME" */
 	struct probe_status fig[LRU_NR_FIGURES];
 	char tried[LRU_NR_MODES][320];	/* per mode: "" used, else why not */
+	uint32_t time_every;	/* lookups timed: one in this many; 0 none */
 	/*
 	 * "" while the hooks see the LRU in use; else since when and why
 	 * they do not (a livepatch came or went): no figure holds from then.
@@ -80,6 +83,9 @@ struct lru_hooks {
 
 /* True when lookups are classified (not the tracepoint-only mode). */
 bool lru_hooks_classify(const struct lru_hooks *h);
+
+/* True when --timing's lookup times are measured. */
+bool lru_hooks_timed(const struct lru_hooks *h);
 
 /*
  * The figures' sources and reasons, per hook kind: lru_session_open()

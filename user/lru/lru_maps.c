@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lib/cpu_busy.h"
 #include "lib/errmsg.h"
 #include "lib/prog_misses.h"
 #include "lib/ticker.h"
@@ -115,7 +116,7 @@ static bool is(const struct lru_attached *a, enum misses_of which)
 {
 	switch (which) {
 	case LOOKUP_ENTRY:
-		return a->per_lookup && !a->lookup_exit;
+		return a->per_lookup && !a->lookup_exit && !a->timing;
 	case LOOKUP_EXIT:
 		return a->lookup_exit;
 	case SEES_DISABLE:
@@ -185,6 +186,30 @@ static void react_to_misses(struct lru_session *s, const struct lru_snapshot *sn
 	}
 }
 
+/* --timing's lookup times, every device's. */
+static int read_times(const struct lru_session *s, struct lru_snapshot *snap)
+{
+	int fd = bpf_map__fd(s->skel->maps.lookup_time);
+	struct lru_time_stats *percpu;
+	__u32 key, next, *prev = NULL;
+	int err = 0;
+
+	if (!s->skel->rodata->time_every)
+		return 0;
+	percpu = calloc(s->nr_cpus, sizeof(*percpu));
+	if (!percpu)
+		return -ENOMEM;
+	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, percpu))
+			continue;	/* removed meanwhile */
+		err = lru_snapshot_add_times(snap, key, percpu);
+	}
+	free(percpu);
+	return err;
+}
+
 int lru_session_read(struct lru_session *s, struct lru_snapshot *snap)
 {
 	int stats_fd = bpf_map__fd(s->skel->maps.dev_stats);
@@ -225,6 +250,9 @@ int lru_session_read(struct lru_session *s, struct lru_snapshot *snap)
 		}
 		err = lru_snapshot_set_counters(snap, counters);
 	}
+	if (!err)
+		err = read_times(s, snap);
+	snap->busy_ns = cpu_busy_ns();
 out:
 	free(percpu);
 	free(counters);
@@ -278,10 +306,9 @@ static int forget_buckets(struct lru_session *s, dev_present_fn present,
 	return 0;
 }
 
-int lru_session_forget_devices(struct lru_session *s, dev_present_fn present,
-			       void *arg)
+/* Deletes the keys (kernel dev_t) of a hash map for devices gone. */
+static void forget_keys(int fd, dev_present_fn present, void *arg)
 {
-	int fd = bpf_map__fd(s->skel->maps.dev_stats);
 	__u32 key, next, *prev = NULL, drop[BHSCOPE_MAX_DEVS];
 	int nr_drop = 0;
 
@@ -293,5 +320,12 @@ int lru_session_forget_devices(struct lru_session *s, dev_present_fn present,
 	}
 	for (int i = 0; i < nr_drop; i++)
 		bpf_map_delete_elem(fd, &drop[i]);
+}
+
+int lru_session_forget_devices(struct lru_session *s, dev_present_fn present,
+			       void *arg)
+{
+	forget_keys(bpf_map__fd(s->skel->maps.dev_stats), present, arg);
+	forget_keys(bpf_map__fd(s->skel->maps.lookup_time), present, arg);
 	return forget_buckets(s, present, arg);
 }

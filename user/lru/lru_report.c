@@ -9,6 +9,7 @@
 #include "lru/lru_curve.h"
 #include "lru/lru_report.h"
 #include "lru/lru_table.h"
+#include "lru/lru_time.h"
 #include "lib/ticker.h"
 #include "lib/json_out.h"
 
@@ -274,6 +275,34 @@ static void text_exactness(FILE *out, const struct lru_report_ctx *ctx,
 	fprintf(out, "\n");
 }
 
+/* --timing's input for an interval: every device's lookups and times. */
+static struct lru_time_input times_in(const struct lru_report_ctx *ctx,
+				      const struct lru_snapshot *delta,
+				      const struct lru_dev_stats *total,
+				      struct lru_time_stats *t)
+{
+	struct lru_cpu_counters c;
+
+	lru_snapshot_times(delta, -1, t);
+	lru_snapshot_counters_total(delta, &c);
+	return (struct lru_time_input){
+		.s = total, .t = t, .lru_size = ctx->lru_size,
+		.n = ctx->whatif, .every = ctx->hooks->time_every,
+		.dropped = c.time_dropped, .elapsed_s = ctx->elapsed_s,
+		.busy_ns = delta->busy_ns,
+	};
+}
+
+static void text_times(FILE *out, const struct lru_report_ctx *ctx,
+		       const struct lru_snapshot *delta,
+		       const struct lru_dev_stats *total)
+{
+	struct lru_time_stats t;
+	struct lru_time_input in = times_in(ctx, delta, total, &t);
+
+	lru_time_text(out, &in);
+}
+
 void lru_report_text(FILE *out, const struct lru_report_ctx *ctx,
 		     const struct lru_snapshot *delta)
 {
@@ -317,6 +346,8 @@ void lru_report_text(FILE *out, const struct lru_report_ctx *ctx,
 		free(cpus);
 		text_exactness(out, ctx, delta);
 	}
+	if (has_lookups(ctx) && lru_hooks_timed(ctx->hooks))
+		text_times(out, ctx, delta, &total);
 	if (ctx->selfcost)
 		lru_selfcost_print(out, ctx->selfcost);
 	fprintf(out, "\n");
@@ -435,6 +466,14 @@ struct json_object *lru_report_json(const struct lru_report_ctx *ctx,
 	json_rows(counters, ctx, LRU_FROM_COUNTERS, &in);
 	json_object_object_add(o, "counters", counters);
 	json_object_object_add(o, "unavailable", json_unavailable(ctx->hooks));
+	if (lru_hooks_timed(ctx->hooks)) {
+		struct lru_time_stats t;
+		struct lru_time_input ti;
+
+		lru_snapshot_total(delta, &s);
+		ti = times_in(ctx, delta, &s, &t);
+		json_object_object_add(o, "lookup_time", lru_time_json(&ti));
+	}
 	if (ctx->selfcost)
 		json_object_object_add(o, "self_cost",
 				       lru_selfcost_json(ctx->selfcost));

@@ -41,6 +41,8 @@ struct lru_attached {
 	bool sees_disable;	/* counts lru_cache_disable() calls: a
 				 * skipped run voids the deferred hook's
 				 * proof of absent */
+	bool timing;		/* starts --timing's timings only: a skipped
+				 * run loses a time, not a lookup */
 };
 
 #define LRU_MAX_ATTACHED 24

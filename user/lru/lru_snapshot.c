@@ -20,6 +20,16 @@ static const struct dev_table devs_table = {
 	.cpu = offsetof(struct lru_dev_snapshot, cpu),
 };
 
+static const struct dev_table times_table = {
+	.entry = sizeof(struct lru_dev_times),
+	.stats = sizeof(struct lru_time_stats),
+	.total = offsetof(struct lru_dev_times, total),
+	.cpu = offsetof(struct lru_dev_times, cpu),
+};
+
+_Static_assert(sizeof(struct lru_time_stats) % sizeof(__u64) == 0,
+	       "lru_time_stats must hold u64 counters only");
+
 void lru_snapshot_stats_add(struct lru_dev_stats *dst,
 			    const struct lru_dev_stats *src)
 {
@@ -61,6 +71,26 @@ int lru_snapshot_add_dev(struct lru_snapshot *s, uint32_t kdev,
 			 const struct lru_dev_stats *percpu)
 {
 	return add(s, kdev, -1, percpu);
+}
+
+int lru_snapshot_add_times(struct lru_snapshot *s, uint32_t kdev,
+			   const struct lru_time_stats *percpu)
+{
+	void *times = s->times;
+	int err = dev_table_add(&times_table, &times, &s->nr_time_devs,
+				s->nr_cpus, kdev, -1, percpu);
+
+	s->times = times;
+	return err;
+}
+
+void lru_snapshot_times(const struct lru_snapshot *s, int cpu,
+			struct lru_time_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < s->nr_time_devs; i++)
+		dev_table_u64_add(out, cpu < 0 ? &s->times[i].total :
+				  &s->times[i].cpu[cpu], sizeof(*out));
 }
 
 int lru_snapshot_set_counters(struct lru_snapshot *s,
@@ -156,6 +186,17 @@ int lru_snapshot_delta(struct lru_snapshot *out,
 	out->devs = devs;
 	if (err)
 		return err;
+	err = dev_table_delta(&times_table, &devs, &out->nr_time_devs,
+			      cur->times, cur->nr_time_devs,
+			      prev ? prev->times : NULL,
+			      prev ? prev->nr_time_devs : 0, cur->nr_cpus);
+	out->times = devs;
+	if (err) {
+		lru_snapshot_free(out);
+		return err;
+	}
+	out->busy_ns = prev && prev->busy_ns <= cur->busy_ns ?
+		       cur->busy_ns - prev->busy_ns : 0;
 	out->exit_misses = cur->exit_misses - (prev ? prev->exit_misses : 0);
 	out->entry_misses = cur->entry_misses -
 			    (prev ? prev->entry_misses : 0);
@@ -174,6 +215,9 @@ void lru_snapshot_free(struct lru_snapshot *s)
 
 	dev_table_free(&devs_table, &devs, &s->nr_devs);
 	s->devs = NULL;
+	devs = s->times;
+	dev_table_free(&times_table, &devs, &s->nr_time_devs);
+	s->times = NULL;
 	free(s->counters);
 	s->counters = NULL;
 }

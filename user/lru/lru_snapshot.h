@@ -20,10 +20,24 @@ struct lru_dev_snapshot {
 	struct lru_dev_stats *cpu;	/* nr_cpus entries */
 };
 
+/* --timing's sampled lookup times of a device. */
+struct lru_dev_times {
+	uint32_t kdev;
+	struct lru_time_stats total;	/* summed over CPUs */
+	struct lru_time_stats *cpu;	/* nr_cpus entries */
+};
+
 struct lru_snapshot {
 	int nr_cpus;
 	int nr_devs;
 	struct lru_dev_snapshot *devs;	/* sorted by kdev after a delta */
+	int nr_time_devs;
+	struct lru_dev_times *times;	/* likewise; none without --timing */
+	/*
+	 * CPU time spent busy (not idle or waiting for I/O), summed over the
+	 * CPUs, in ns, from /proc/stat at the read; 0 if unknown.
+	 */
+	uint64_t busy_ns;
 	struct lru_cpu_counters *counters;	/* nr_cpus, NULL if unread */
 	/*
 	 * Runs of the exit probes the kernel skipped (their programs'
@@ -74,6 +88,14 @@ int lru_snapshot_add_dev(struct lru_snapshot *s, uint32_t kdev,
 			 const struct lru_dev_stats *percpu);
 int lru_snapshot_add_cpu(struct lru_snapshot *s, uint32_t kdev, int cpu,
 			 const struct lru_dev_stats *v);
+
+/* Adds a device's per-CPU lookup times (nr_cpus of them). */
+int lru_snapshot_add_times(struct lru_snapshot *s, uint32_t kdev,
+			   const struct lru_time_stats *percpu);
+
+/* Every device's lookup times, summed: one CPU's (cpu >= 0), or all. */
+void lru_snapshot_times(const struct lru_snapshot *s, int cpu,
+			struct lru_time_stats *out);
 
 /* Sets the per-CPU counters (nr_cpus of them, copied). */
 int lru_snapshot_set_counters(struct lru_snapshot *s,
