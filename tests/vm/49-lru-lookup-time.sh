@@ -47,10 +47,11 @@ passes $PASSES
 lru_stop known.json
 last=$(tail -n 1 known.json)
 c=$(lru_cpu known.json)
+all=$(jq -c '.total' <<<"$last")
 t=$(jq -c '.lookup_time.costs' <<<"$last")
 echo "known: $(jq -c '{lookups, hits, installed, unsynced}' <<<"$c")"
 echo "known, times: $(jq -c '{timed, dropped, slot7: .hit_slots[7], installed, line: .hit_line_ns}' <<<"$t")"
-pair=$(jq -c -n --argjson c "$c" --argjson t "$t" '{c: $c, t: $t}')
+pair=$(jq -c -n --argjson c "$all" --argjson t "$t" '{c: $c, t: $t}')
 lru_check "known: the known answer" \
 	".lookups == $((28 * PASSES)) and .slots[7] == .hits and .hits >= 8 * ($PASSES - 1) and .unsynced == 0" "$c"
 lru_check "known: every lookup timed, in its outcome's class, none dropped" \
@@ -96,10 +97,10 @@ lru_check "meta: one lookup in 64 timed or dropped, within one a CPU and the los
 	 (.timed + .dropped - .calls / 64 | fabs) <= .ncpu + .lost + 1' "$all"
 lru_check "meta: a cost at every size 1-64, and a share of busy time" \
 	'.sizes == 64 and .costs_known and .share != null' "$all"
-# The model at the kernel's size is the timed lookups' mean, less the
-# rare classes below 8 samples, which take the fitted line instead.
-lru_check "meta: at the kernel's size the model costs what the timed lookups cost (within 5 %)" \
-	'(.at_size - .mean | fabs) <= 0.05 * .mean' "$all"
+# The model at the kernel's size weighs each class's timed mean by all its
+# lookups; the rare classes below 8 samples take the fitted line instead.
+lru_check "meta: at the kernel's size the model costs what the timed lookups cost (within 10 %: the sample's mix of outcomes is not the whole's)" \
+	'(.at_size - .mean | fabs) <= 0.1 * .mean' "$all"
 grep -q '^what-if in time' meta.txt || fail "the text report has no what-if in time"
 grep -Eq '^(an LRU of [0-9]+ would save|no LRU size of)' meta.txt ||
 	fail "the text report says nothing of what a size would save"
