@@ -81,7 +81,17 @@ def targets(rows):
         out.append((f"{name}: user-space CPU < {MAX_CPU_PCT}% of one CPU at 1 s",
                     cpu / 100, cpu < MAX_CPU_PCT))
     out += deferred_targets(rows, lru)
+    out += timing_targets(rows, lru)
     return [{"target": t, "value": v, "met": m} for t, v, m in out]
+
+
+def timing_targets(rows, lru):
+    """Issue 32's: sampled timing within 0.3 points of the probe without it."""
+    if "bhscope lru --timing" not in rows:
+        return []
+    extra = lru["ratio_to_untraced"] - rows["bhscope lru --timing"]["ratio_to_untraced"]
+    return [("bhscope lru --timing (1 in 64) costs <= 0.3 points above bhscope lru",
+             extra, extra <= 0.003)]
 
 
 def deferred_targets(rows, lru):
@@ -161,6 +171,14 @@ def main():
                                        event_prog="fexit_lookup", ready="Tracing")),
         ("bhscope lru --whatif 64",
          abbench.Tracer("bhscope", [bhscope, "lru", "--whatif", "64", "1"], 2,
+                        event_prog="fexit_lookup", ready="Tracing")),
+        # Issue 32's sampled lookup times (one in 64 per CPU): alone, and
+        # the what-if without them (--whatif turns them on).
+        ("bhscope lru --timing",
+         abbench.Tracer("bhscope", [bhscope, "lru", "--timing", "64", "1"], 2,
+                        event_prog="fexit_lookup", ready="Tracing")),
+        ("bhscope lru --whatif 64 --timing 0",
+         abbench.Tracer("bhscope", [bhscope, "lru", "--whatif", "64", "--timing", "0", "1"], 2,
                         event_prog="fexit_lookup", ready="Tracing")),
         # Issue 31's design: one fentry program per lookup, each classified
         # at the next entry on its CPU (BHSCOPE_LRU_DEFERRED=1).

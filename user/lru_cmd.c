@@ -31,7 +31,7 @@ enum {
 	OPT_TIMING,
 };
 
-/* --timing's default, and the what-if's: one lookup in 64 per CPU. */
+/* The what-if's timing without --timing: one lookup in 64 per CPU. */
 #define TIMING_EVERY_DEFAULT 64
 
 struct lru_opts {
@@ -106,8 +106,8 @@ static const struct argp_option lru_options[] = {
 	  "Print which hook each figure comes from on this kernel, and exit", 0 },
 	{ "self-cost", OPT_SELF_COST, NULL, 0,
 	  "Print the probes' own run time per event (kernel BPF stats)", 0 },
-	{ "timing", OPT_TIMING, "N", OPTION_ARG_OPTIONAL,
-	  "Time one lookup in N per CPU by outcome (default 64; 0: off; on with --whatif)", 0 },
+	{ "timing", OPT_TIMING, "N", 0,
+	  "Time one lookup in N per CPU by outcome (0: off; --whatif times 1 in 64)", 0 },
 	{ "hook", OPT_HOOK, "auto|bhtune|fentry|kprobe|tracepoint", 0,
 	  "Where the lookups come from (default auto: the best that loads)", 0 },
 	{ 0 },
@@ -155,10 +155,6 @@ static error_t lru_parse_opt(int key, char *arg, struct argp_state *state)
 		o->self_cost = true;
 		break;
 	case OPT_TIMING:
-		if (!arg) {
-			o->timing = TIMING_EVERY_DEFAULT;
-			break;
-		}
 		errno = 0;
 		v = strtol(arg, &end, 10);
 		if (errno || *end || v < 0 || v > 1 << 20)
