@@ -13,6 +13,7 @@
 #include <sys/utsname.h>
 
 #include "lib/bpf_on_cpus.h"
+#include "lib/cpu_busy.h"
 #include "lib/env.h"
 #include "lib/errmsg.h"
 #include "lib/ticker.h"
@@ -956,6 +957,7 @@ int lru_session_open(struct lru_session *s, const struct lru_load_opts *o)
 	int err = -ENOENT;
 
 	memset(s, 0, sizeof(*s));
+	s->busy_at_open = cpu_busy_ns();
 	s->solo_entry = -1;
 	s->deferred_at = -1;
 	s->nr_cpus = libbpf_num_possible_cpus();

@@ -217,6 +217,7 @@ int lru_session_read(struct lru_session *s, struct lru_snapshot *snap)
 	struct lru_cpu_counters *counters = NULL, *runs = NULL;
 	struct lru_dev_stats *percpu;
 	__u32 key, next, *prev = NULL, zero = 0;
+	uint64_t busy;
 	int err;
 
 	snap->nr_cpus = s->nr_cpus;
@@ -252,7 +253,8 @@ int lru_session_read(struct lru_session *s, struct lru_snapshot *snap)
 	}
 	if (!err)
 		err = read_times(s, snap);
-	snap->busy_ns = cpu_busy_ns();
+	busy = cpu_busy_ns();
+	snap->busy_ns = busy > s->busy_at_open ? busy - s->busy_at_open : 0;
 out:
 	free(percpu);
 	free(counters);

@@ -73,6 +73,8 @@ struct lru_session {
 	uint64_t livepatch_gen;
 	/* lookup probe runs the kernel skipped, at the last read */
 	uint64_t lookup_misses;
+	/* /proc/stat's busy CPU time at the open: snapshots count from it */
+	uint64_t busy_at_open;
 };
 
 /*

@@ -195,7 +195,8 @@ int lru_snapshot_delta(struct lru_snapshot *out,
 		lru_snapshot_free(out);
 		return err;
 	}
-	out->busy_ns = prev && prev->busy_ns <= cur->busy_ns ?
+	out->busy_ns = !prev ? cur->busy_ns :
+		       prev->busy_ns && prev->busy_ns <= cur->busy_ns ?
 		       cur->busy_ns - prev->busy_ns : 0;
 	out->exit_misses = cur->exit_misses - (prev ? prev->exit_misses : 0);
 	out->entry_misses = cur->entry_misses -

@@ -35,7 +35,8 @@ struct lru_snapshot {
 	struct lru_dev_times *times;	/* likewise; none without --timing */
 	/*
 	 * CPU time spent busy (not idle or waiting for I/O), summed over the
-	 * CPUs, in ns, from /proc/stat at the read; 0 if unknown.
+	 * CPUs, in ns, from /proc/stat, since the session opened; 0 if
+	 * unknown.
 	 */
 	uint64_t busy_ns;
 	struct lru_cpu_counters *counters;	/* nr_cpus, NULL if unread */

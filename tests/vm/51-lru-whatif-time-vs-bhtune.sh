@@ -1,0 +1,141 @@
+#!/bin/bash
+# The what-if in time checked against measurement, not against itself:
+# `bhscope lru --whatif 64` on the kernel's own LRU (BH_LRU_SIZE 8) during
+# a metadata workload predicts each size's lookup time from the lookups
+# it timed (one in 64); then bhtune.ko runs the same workload at lru_size
+# 4, 8, 32 and 64 while bpftrace, which shares no code with bhscope, times
+# every call of bhtune's lookup (kprobe to kretprobe, by the lru_size its
+# tracepoint reports). The prediction's change from size 8 to each size,
+# in ns a lookup and in the run's lookup time, must be the measured
+# change within the bound below; the workload's ops/s per phase are
+# printed beside them. Both instruments add their own constant to every
+# lookup (bhscope's trampoline, bpftrace's kprobes), so changes between
+# sizes are compared, never absolute times.
+#
+# Exact only where the guest clock counts instructions (VM_ICOUNT): the
+# closing note of issue 32 has that table. Under real time the bound is
+# wider (see BOUND_NS below).
+# vm-timeout: 900
+set -euo pipefail
+. "$REPO/tests/lib/guest_bhtune.sh"
+# shellcheck source=tests/lib/guest_lru.sh
+. "$REPO/tests/lib/guest_lru.sh"
+# shellcheck source=tests/lib/bpftrace.sh
+. "$REPO/tests/lib/bpftrace.sh"
+bht_need
+lru_need_tools
+[[ -x $REPO/build/bhbench ]] || skip "bhbench is not built on the host (make)"
+command -v bpftrace >/dev/null || skip "bpftrace is not installed"
+# shellcheck disable=SC2016 # expanded when the trap runs
+bht_traps '[[ -n ${bt:-} ]] && kill -INT "$bt" 2>/dev/null
+	[[ -n ${LRU_PID:-} ]] && kill "$LRU_PID" 2>/dev/null'
+
+FILES=${LRU_TIME_FILES:-1500}
+SIZES="4 8 32 64"
+bht_fs 128
+dev=$((0x$(stat -c %t "$BHT_DEV") << 20 | 0x$(stat -c %T "$BHT_DEV"))) # kernel dev_t
+# the same work each time, one task on CPU 0 (the LRU is per CPU), inodes
+# and directories read back through the buffer cache
+work() {
+	mkdir -p "$BHT_MNT/w"
+	taskset -c 0 "$REPO/build/bhbench" meta -D "$BHT_MNT/w" -n "$FILES" \
+		--drop-caches -j >"$1" || fail "bhbench meta ($1)"
+	sync
+}
+work warmup.json
+
+# --- the prediction, from the kernel's own LRU ---
+lru_start predict.json -d "${BHT_DEV##*/}" --whatif 64 3600 1
+work predict-bench.json
+lru_stop predict.json
+LRU_PID=
+p=$(tail -n 1 predict.json)
+kernel_size=$(jq .lru_size <<<"$p")
+((kernel_size == 8)) || skip "the kernel's BH_LRU_SIZE is $kernel_size, not 8"
+
+# --- the measurement, bhtune at each size ---
+bht_load
+fn=bhtune___find_get_block
+grep -q " bhtune_find_get_block_common" /proc/kallsyms && fn=bhtune_find_get_block_common
+bpftrace -e "kprobe:$fn { @t0[tid] = nsecs; }
+tracepoint:bhtune:bhtune_lookup /@t0[tid] && args->dev == $dev/ {
+	@sz[tid] = args->lru_size + 1;
+	@seen = 1;
+}
+kretprobe:$fn /@t0[tid]/ {
+	if (@ready && @sz[tid]) {
+		@ns[@sz[tid] - 1] = sum(nsecs - @t0[tid]);
+		@n[@sz[tid] - 1] = count();
+	}
+	delete(@t0[tid]);
+	delete(@sz[tid]);
+}
+interval:ms:100 /!@ready && @seen/ {
+	@ready = 1;
+	printf(\"ready\\n\");
+}" >bt.out 2>bt.err &
+bt=$!
+for ((i = 0; i < 1200; i++)); do
+	grep -q '^ready' bt.out && break
+	kill -0 "$bt" 2>/dev/null || { cat bt.err; fail "bpftrace died"; }
+	touch "$BHT_MNT/ready.$i" # a few lookups for the probes to see
+	sleep 0.1
+done
+grep -q '^ready' bt.out || fail "bpftrace did not see bhtune's lookups in 120 s"
+rm -f "$BHT_MNT"/ready.*
+for s in $SIZES; do
+	bht_set lru_size "$s"
+	work "bench-$s.json"
+done
+bpftrace_stop "$bt" || true
+bt=
+bht_set lru_size 8
+bht_unload
+
+# measured KEY SIZE: bpftrace's @KEY[SIZE]
+measured() { awk -v k="@$1[$2]:" '$1 == k {print $2}' bt.out; }
+rows=()
+for s in $SIZES; do
+	ns=$(measured ns "$s") n=$(measured n "$s")
+	((${n:-0} > 1000)) || fail "bpftrace timed only ${n:-0} lookups at lru_size=$s"
+	rows+=("$(jq -c -n --argjson s "$s" --argjson ns "$ns" --argjson n "$n" \
+		--slurpfile b "bench-$s.json" \
+		'{size: $s, mean_ns: ($ns / $n), lookups: $n,
+		  ops: ($b[0].phases | map_values(.ops_per_sec)),
+		  seconds: ($b[0].phases | map(.seconds) | add)}')")
+done
+table=$(jq -c -n --argjson p "$p" --argjson base "$(jq -c . predict-bench.json)" \
+	'[inputs] as $m | ($m[] | select(.size == 8)) as $m8 |
+	 $p.lookup_time as $t | ($t.ns_per_lookup[7]) as $p8 | $p.total.lookups as $l |
+	 $m | map(. as $r | {size, lookups,
+		pred_ns: $t.ns_per_lookup[.size - 1], meas_ns: .mean_ns,
+		pred_d: ($t.ns_per_lookup[.size - 1] - $p8), meas_d: (.mean_ns - $m8.mean_ns),
+		pred_run_ms: (($t.ns_per_lookup[.size - 1] - $p8) * $l / 1e6),
+		meas_run_ms: ((.mean_ns - $m8.mean_ns) * .lookups / 1e6),
+		run_s: .seconds, run_s_8: $m8.seconds, ops,
+		hit_pred: $p.total.whatif.hit_ratio[.size - 1]}) |
+	 map(. + {error: (.pred_d - .meas_d)})' <<<"${rows[*]}")
+echo "prediction at the kernel's size 8 (bhscope --whatif 64, one lookup in 64 timed): $(jq -c '{lookups: .total.lookups, timed: .lookup_time.costs.timed, line: .lookup_time.costs.hit_line_ns, slope: .lookup_time.costs.hit_slope_ns, installed: .lookup_time.costs.installed.mean_ns, absent: .lookup_time.costs.absent.mean_ns}' <<<"$p")"
+printf '%5s %8s %10s %10s %9s %9s %8s %12s %12s %10s %10s %10s\n' SIZE "HIT PRED" \
+	"PRED NS" "MEAS NS" "PRED D" "MEAS D" ERROR "PRED RUN MS" "MEAS RUN MS" \
+	create/s stat/s remove/s
+jq -r '.[] | [.size, (.hit_pred * 1000 | round / 10), (.pred_ns | round), (.meas_ns | round),
+	(.pred_d | round), (.meas_d | round), (.error | round),
+	(.pred_run_ms * 10 | round / 10), (.meas_run_ms * 10 | round / 10),
+	(.ops.create | round), (.ops.stat | round), (.ops.remove | round)] | @tsv' <<<"$table" |
+	while IFS=$'\t' read -r a b c d e f g h i j k l; do
+		printf '%5s %7s%% %10s %10s %9s %9s %8s %12s %12s %10s %10s %10s\n' \
+			"$a" "$b" "$c" "$d" "$e" "$f" "$g" "$h" "$i" "$j" "$k" "$l"
+	done
+cp predict.json bt.out "$VM_EXPORT/" 2>/dev/null || true
+echo "$table" >"$VM_EXPORT/whatif-time-$SERIES.json" 2>/dev/null || true
+# The bound: a tenth of the measured change, and BOUND_NS a lookup for the
+# noise of two runs (instruction counts: a few ns; real time under TCG,
+# with other guests beside: much more).
+BOUND_NS=${LRU_TIME_BOUND_NS:-150}
+lru_check "the predicted change from size 8 is the measured one within 10 % + $BOUND_NS ns a lookup, at every size" \
+	"map((.error | fabs) <= 0.1 * (.meas_d | fabs) + $BOUND_NS) | all" "$table"
+lru_check "it says which way: a smaller LRU costs more, as measured" \
+	'map(select(.size < 8) | .pred_d > 0 and .meas_d > 0) | all' "$table"
+bht_verify
+bht_log_clean
