@@ -3,7 +3,9 @@
 # remove in large htree directories, two tasks, every CPU) against the
 # offline replay of the same run: within 1 percentage point at every size
 # 1-64, per CPU and in total, with nothing lost and no outcome the exact
-# model did not predict. Prints both curves side by side.
+# model did not predict. Prints both curves side by side. --whatif times
+# one lookup in 64 per CPU (--timing): the lookups timed or dropped are
+# one in 64 of those counted, and each size gets a lookup time.
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
 . "$REPO/tests/lib/guest.sh"
@@ -72,3 +74,27 @@ fi
 # counters, and could not fail.)
 lru_check "the report says how exact the sizes above the kernel's are" \
 	'.whatif_exact_sizes == "1-16" and (.whatif_above | IN("exact", "lower bound", "approximate"))' "$last"
+
+# --timing, on by --whatif: one lookup in 64 per CPU timed (or dropped),
+# each CPU's countdown starting with its first lookup
+t=$(jq -c --argjson n "$(nproc)" '{lookups: .total.lookups, every: .lookup_time.costs.every,
+	timed: .lookup_time.costs.timed, dropped: .lookup_time.costs.dropped, ncpu: $n,
+	sizes: (.lookup_time.sizes | length),
+	unknown: ([.lookup_time.ns_per_lookup[] | select(. == null)] | length),
+	share: .lookup_time.change_busy_share[63], at_size: .lookup_time.ns_per_lookup[.lru_size - 1],
+	mean: (((.lookup_time.costs.hit_slots | map(select(.timed > 0) | .mean_ns * .timed) | add) +
+		([.lookup_time.costs.installed, .lookup_time.costs.not_installed, .lookup_time.costs.absent] |
+		 map(select(.timed > 0) | .mean_ns * .timed) | add // 0)) / .lookup_time.costs.timed)}' <<<"$last")
+echo "lookup times: $t"
+lru_check "one lookup in 64 timed or dropped, within one a CPU" \
+	'.every == 64 and (.timed + .dropped - .lookups / 64 | fabs) <= .ncpu + 1' "$t"
+lru_check "a lookup time at every size 1-64, and its share of the busy CPU time" \
+	'.sizes == 64 and .unknown == 0 and .share != null' "$t"
+# The model at the kernel's size weighs each class's timed mean by all its
+# lookups (the rare classes below 8 samples take the fitted line): the
+# timed lookups' mean, but for the sample's mix of outcomes.
+lru_check "at the kernel's size the model costs what the timed lookups cost, within 10 %" \
+	'(.at_size - .mean | fabs) <= 0.1 * .mean' "$t"
+grep -q '^what-if in time' live.txt || fail "the text report has no what-if in time"
+grep -Eq '^(an LRU of [0-9]+ would save|no LRU size of)' live.txt ||
+	fail "the text report says nothing of what a size would save"

@@ -14,8 +14,12 @@
 # sizes are compared, never absolute times.
 #
 # Exact only where the guest clock counts instructions (VM_ICOUNT): the
-# closing note of issue 32 has that table. Under real time the bound is
-# wider (see BOUND_NS below).
+# closing note of issue 32 has that table. Under real time, beside
+# another guest, the bound is wider (see BOUND_NS below). make check runs
+# it on the guests with time to spare: 6.1-cloud (a 6.1 kernel) and
+# 6.12+full (kprobes and full preemption: a lookup preempted inside is
+# dropped from the timing, not timed with another task's run inside).
+# vm-only: cloud full
 # vm-timeout: 900
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"

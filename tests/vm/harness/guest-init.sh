@@ -163,9 +163,16 @@ for t in "$suite"/${VM_TESTS:-*}.sh; do
 		continue
 	fi
 	# On a full-preemption guest (and any other variant), only the tests
-	# that ask for it ("# vm-also: full"), unless VM_TESTS names them.
-	if [[ $VM_GUEST_VARIANT != default && -z ${VM_TESTS:-} ]] &&
-		! sed -n '1,30p' "$t" | grep -qE "^# vm-also:.*\b$VM_GUEST_VARIANT\b"; then
+	# that ask for it ("# vm-also: full"); a test that runs on the listed
+	# variants alone says "# vm-only: full cloud". Unless VM_TESTS names
+	# them.
+	head=$(sed -n '1,30p' "$t")
+	if [[ -z ${VM_TESTS:-} ]] &&
+		if [[ $VM_GUEST_VARIANT == default ]]; then
+			grep -qE "^# vm-only:" <<<"$head"
+		else
+			! grep -qE "^# vm-(also|only):.*\b$VM_GUEST_VARIANT\b" <<<"$head"
+		fi; then
 		continue
 	fi
 	# A test of several modes says so in its head: "# vm-modes: A B";

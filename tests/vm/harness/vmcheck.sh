@@ -235,8 +235,8 @@ boot_guest() {
 # model ("default": the kernel's own, voluntary on Debian; "full":
 # preempt=full on the command line). A guest is named after both: 6.1,
 # 6.1+full. Tests run on every default guest; a test also runs on the
-# other guests when its head says so ("# vm-also: full"), or when
-# VM_TESTS names it. PREEMPT_RT flavours (6.1-rt) are guests of their
+# other guests when its head says so ("# vm-also: full"), or only on
+# those ("# vm-only: full cloud"), or when VM_TESTS names it. PREEMPT_RT flavours (6.1-rt) are guests of their
 # own variant, rt ("# vm-also: rt"); so is the cloud flavour (6.1-cloud),
 # cloud: the 6.1 kernel with ext4 and jbd2 built in and the root over
 # virtiofs, which runs what that changes ("# vm-also: cloud").
