@@ -234,7 +234,8 @@ boot_guest() {
 # The guests: every VM_KERNELS series under every VM_VARIANTS preemption
 # model ("default": the kernel's own, voluntary on Debian; "full":
 # preempt=full on the command line). A guest is named after both: 6.1,
-# 6.1+full. Tests run on every default guest; a test also runs on the
+# 6.1+full. A +icount guest (6.1+icount) counts instructions for its
+# clock, for the tests that compare times ("# vm-only: icount"). Tests run on every default guest; a test also runs on the
 # other guests when its head says so ("# vm-also: full"), or only on
 # those ("# vm-only: full cloud"), or when VM_TESTS names it. PREEMPT_RT flavours (6.1-rt) are guests of their
 # own variant, rt ("# vm-also: rt"); so is the cloud flavour (6.1-cloud),
@@ -242,7 +243,7 @@ boot_guest() {
 # virtiofs, which runs what that changes ("# vm-also: cloud").
 # VM_GUESTS names them outright; given VM_KERNELS or VM_VARIANTS instead,
 # every series boots in every variant.
-VM_DEFAULT_GUESTS="6.1 6.12 6.1+full 6.12+full 6.1-cloud 6.1-rt 6.12-rt"
+VM_DEFAULT_GUESTS="6.1 6.12 6.1+full 6.12+full 6.1-cloud 6.1-rt 6.12-rt 6.1+icount 6.12+icount"
 # Guests at once: QEMU's single-threaded TCG keeps one host core busy each.
 VM_JOBS=${VM_JOBS:-$(($(nproc) < 2 ? 1 : 2))}
 guests=()
@@ -262,8 +263,8 @@ else
 	done
 fi
 for g in "${guests[@]}"; do
-	[[ $g =~ ^[0-9]+\.[0-9]+(-[a-z]+)?(\+full)?$ ]] ||
-		vm_die "bad guest '$g' (SERIES[-FLAVOUR][+full], e.g. 6.1, 6.1+full, 6.1-cloud)"
+	[[ $g =~ ^[0-9]+\.[0-9]+(-[a-z]+)?(\+full|\+icount)?$ ]] ||
+		vm_die "bad guest '$g' (SERIES[-FLAVOUR][+full|+icount], e.g. 6.1, 6.1+full, 6.1-cloud, 6.1+icount)"
 done
 durations=$VM_BUILD/durations
 
@@ -318,6 +319,9 @@ run_guest() {
 	VM_OUT=$VM_BUILD/$series
 	VM_GUEST_VARIANT=default
 	[[ $label == *+full ]] && VM_GUEST_VARIANT=full
+	# +icount: the guest clock counts instructions (1 ns each, no sleep):
+	# timings repeat to 0.01 %, for the tests that compare times
+	[[ $label == *+icount ]] && VM_GUEST_VARIANT=icount && VM_ICOUNT=${VM_ICOUNT:-0,sleep=off}
 	# PREEMPT_RT and cloud kernels: only the tests that ask for them, as
 	# +full
 	[[ $series == *-rt ]] && VM_GUEST_VARIANT=rt
