@@ -49,6 +49,15 @@ work() {
 }
 work warmup.json
 
+# the text report of the same work, for the log (and the README)
+"$LRU_BHSCOPE" lru -d "${BHT_DEV##*/}" --whatif 32 3600 1 >text.txt 2>&1 &
+LRU_PID=$!
+wait_until 60 "$LRU_PID" grep -q '^Tracing' text.txt || fail "bhscope lru (text) did not start"
+work text-bench.json
+lru_stop text.txt
+LRU_PID=
+sed -n '/^lookup times/,$p' text.txt
+
 # --- the prediction, from the kernel's own LRU ---
 lru_start predict.json -d "${BHT_DEV##*/}" --whatif 64 3600 1
 work predict-bench.json
