@@ -28,7 +28,8 @@ set -euo pipefail
 # shellcheck source=tests/lib/bpftrace.sh
 . "$REPO/tests/lib/bpftrace.sh"
 bht_need
-lru_need_tools
+[[ -x $LRU_BHSCOPE ]] || skip "$LRU_BHSCOPE is not built on the host (make)"
+command -v jq >/dev/null || skip "jq is not installed on the host"
 [[ -x $REPO/build/bhbench ]] || skip "bhbench is not built on the host (make)"
 command -v bpftrace >/dev/null || skip "bpftrace is not installed"
 # shellcheck disable=SC2016 # expanded when the trap runs
@@ -165,13 +166,15 @@ jq -r '.[] | [.size, (.hit_pred * 1000 | round / 10), (.pred_ns | round), (.meas
 	done
 echo "bhtune's runs, ns a lookup: $(jq -c 'map({size, runs_ns})' <<<"$table")"
 cp predict.json bt.out "$VM_EXPORT/" 2>/dev/null || true
-echo "$table" >"$VM_EXPORT/whatif-time-$SERIES.json" 2>/dev/null || true
-# The bound: a tenth of the measured change, and BOUND_NS a lookup for the
-# noise of two runs (instruction counts: a few ns; real time under TCG,
-# with other guests beside: much more).
-BOUND_NS=${LRU_TIME_BOUND_NS:-150}
-lru_check "the predicted change from size $K is the measured one within 10 % + $BOUND_NS ns a lookup, at every size" \
-	"map((.error | fabs) <= 0.1 * (.meas_d | fabs) + $BOUND_NS) | all" "$table"
+echo "$table" >"$VM_EXPORT/whatif-time-${SERIES//+/-}.json" 2>/dev/null || true
+# The bound, from the first runs (6.12, instruction counts): the changes
+# measured 101, 16, 4 and 5 ns at 4, 8, 32 and 64, predicted 85, 12, 2
+# and 7 (errors 15 %, 25 %, 2 ns, 2 ns), each size's three runs within
+# 6 ns of each other. bhtune's miss is a little dearer per slot than the
+# kernel's, which the prediction is made on: 20 % of the change, and
+# 10 ns for the runs' spread.
+lru_check "the predicted change from size $K is the measured one within 20 % + 10 ns a lookup, at every size" \
+	"map((.error | fabs) <= 0.2 * (.meas_d | fabs) + 10) | all" "$table"
 lru_check "it says which way: an LRU that hits far less costs more, as measured" \
 	"(map(select(.size == $K)) | .[0].hit_pred) as \$hk |
 	 map(select(.size < $K and .hit_pred < 0.9 * \$hk) | .pred_d > 0 and .meas_d > 0) | all" "$table"
