@@ -129,6 +129,31 @@ static void a_cost_never_timed_leaves_its_sizes_unknown(void **state)
 	assert_float_equal(p[7].ns_per_lookup, 170, 1e-9);
 }
 
+/* Absent lookups never timed: costed as installed misses, the changes kept. */
+static void a_miss_kind_never_timed_costs_as_an_install(void **state)
+{
+	struct lru_time_point p[16], q[16];
+	struct lru_time_stats t;
+	struct lru_dev_stats s;
+	struct lru_costs c;
+
+	(void)state;
+	known_answer(&s, &t);
+	lru_costs_from(&c, &t, 8);
+	lru_time_curve(&s, &c, p, 16);
+	s.absent = 40;
+	lru_time_curve(&s, &c, q, 16);
+	assert_true(c.absent_guessed);
+	assert_float_equal(c.absent, c.installed, 0);
+	for (int k = 0; k < 16; k++) {
+		double dp = p[k].ns_per_lookup * 560 - p[7].ns_per_lookup * 560;
+		double dq = q[k].ns_per_lookup * 600 - q[7].ns_per_lookup * 600;
+
+		/* 40 absent lookups scan b/2 a slot more: the only change */
+		assert_float_equal(dq - dp, 40 * 5.0 * (k - 7), 1e-6);
+	}
+}
+
 static char *text_of(const struct lru_time_input *in)
 {
 	char *buf = NULL;
@@ -189,6 +214,7 @@ int main(void)
 		cmocka_unit_test(a_falling_slope_is_no_slope),
 		cmocka_unit_test(each_size_costs_its_outcomes),
 		cmocka_unit_test(a_cost_never_timed_leaves_its_sizes_unknown),
+		cmocka_unit_test(a_miss_kind_never_timed_costs_as_an_install),
 		cmocka_unit_test(the_text_says_what_the_best_size_saves),
 		cmocka_unit_test(busy_time_is_read_from_proc_stat),
 	};

@@ -59,6 +59,14 @@ void lru_costs_from(struct lru_costs *c, const struct lru_time_stats *t,
 				c->not_installed_n);
 	c->absent_n = t->n[LRU_TIME_ABSENT];
 	c->absent = mean(t->ns[LRU_TIME_ABSENT], c->absent_n);
+	if (!c->not_installed_n) {
+		c->not_installed = c->installed;
+		c->not_installed_guessed = true;
+	}
+	if (!c->absent_n) {
+		c->absent = c->installed;
+		c->absent_guessed = true;
+	}
 }
 
 double lru_costs_hit(const struct lru_costs *c, int slot)
@@ -150,6 +158,8 @@ static void text_costs(FILE *out, const struct lru_time_input *in,
 	text_ns(out, "  installed miss", c->installed, c->installed_n);
 	text_ns(out, ", not installed", c->not_installed, c->not_installed_n);
 	text_ns(out, ", absent", c->absent, c->absent_n);
+	if (c->not_installed_guessed || c->absent_guessed)
+		fprintf(out, " (a kind never timed costs as an installed miss: the same number at every size, it moves no change)");
 	fprintf(out, "\n");
 }
 

@@ -35,6 +35,12 @@ struct lru_costs {
 	bool slope_fitted;		/* hits timed at two slots or more */
 	double installed, not_installed, absent;
 	uint64_t installed_n, not_installed_n, absent_n;
+	/*
+	 * A miss not installed or absent never timed costs as an installed
+	 * one (both go to the page cache): their number is the same at
+	 * every size, so the changes between sizes do not depend on it.
+	 */
+	bool not_installed_guessed, absent_guessed;
 };
 
 void lru_costs_from(struct lru_costs *c, const struct lru_time_stats *t,
