@@ -26,3 +26,19 @@ bpftrace_stop() {
 	fi
 	wait "$pid"
 }
+
+# bpftrace_wait_ready PID OUT DIR: until bpftrace PID prints "ready" on
+# OUT (its probes fired once; its stderr goes to OUT.err), making a file
+# in DIR every 0.1 s for its probes to see (a few buffer-head lookups
+# each); 120 s at most.
+bpftrace_wait_ready() {
+	local pid=$1 out=$2 dir=$3 i
+	for ((i = 0; i < 1200; i++)); do
+		grep -q '^ready' "$out" && break
+		kill -0 "$pid" 2>/dev/null || { cat "$out.err" 2>/dev/null; fail "bpftrace died"; }
+		touch "$dir/ready.$i"
+		sleep 0.1
+	done
+	grep -q '^ready' "$out" || fail "bpftrace did not see its probes fire in 120 s"
+	rm -f "$dir"/ready.*
+}

@@ -100,6 +100,28 @@ lru_list_cfs() {
 		'for ((i = 0; i < $2; i++)); do : "$1"/*; done' _ "$1" "$2"
 }
 
+# lru_known_dirs; lru_known_passes N: the known answer of 31, 48 and 49 on
+# LRU_MNT: directories a (8 blocks) and b (12); a pass lists a twice and b
+# once on LRU_CPU, under SCHED_FIFO as lru_list does: per pass 8 hits in
+# slot 7 (a's second listing) and 20 installed misses.
+lru_known_dirs() {
+	lru_dir "$LRU_MNT/a" 8
+	lru_dir "$LRU_MNT/b" 12
+}
+
+lru_known_passes() {
+	local rt=/proc/sys/kernel/sched_rt_runtime_us old rc=0
+	old=$(cat $rt)
+	echo -1 >$rt
+	# shellcheck disable=SC2016 # the inner shell expands them
+	(chrt -f -p 1 $BASHPID >/dev/null &&
+		taskset -c "$LRU_CPU" bash -c 'for ((i = 0; i < $1; i++)); do
+			: "$2"/*; : "$2"/*; : "$3"/*; done' _ "$1" "$LRU_MNT/a" "$LRU_MNT/b") ||
+		rc=$?
+	echo "$old" >$rt
+	return $rc
+}
+
 # lru_start OUT ARGS...: bhscope lru ARGS in the background, JSON lines to
 # OUT, stderr to OUT.err; returns once its probes are attached.
 lru_start() {

@@ -72,22 +72,10 @@ both_stop() {
 }
 
 # --- 1. the known answer ---
-lru_dir "$PWD/mnt/a" 8
-lru_dir "$PWD/mnt/b" 12
-passes() {
-	local rt=/proc/sys/kernel/sched_rt_runtime_us old rc=0
-	old=$(cat $rt)
-	echo -1 >$rt
-	(chrt -f -p 1 $BASHPID >/dev/null &&
-		taskset -c "$LRU_CPU" bash -c 'for ((i = 0; i < $1; i++)); do
-			: "$2"/*; : "$2"/*; : "$3"/*; done' _ "$1" "$PWD/mnt/a" "$PWD/mnt/b") ||
-		rc=$?
-	echo "$old" >$rt
-	return $rc
-}
-passes 2
+lru_known_dirs
+lru_known_passes 2
 both_start known --whatif 32 --hook fentry 3600 1
-passes $PASSES
+lru_known_passes $PASSES
 both_stop known
 e=$(lru_cpu known-e.json)
 d=$(lru_cpu known-d.json)

@@ -22,22 +22,10 @@ LRU_RAM_MB=128
 lru_ext4 "$PWD/mnt"
 
 # --- 1. the known answer, every lookup timed ---
-lru_dir "$PWD/mnt/a" 8
-lru_dir "$PWD/mnt/b" 12
-passes() {
-	local rt=/proc/sys/kernel/sched_rt_runtime_us old rc=0
-	old=$(cat $rt)
-	echo -1 >$rt
-	(chrt -f -p 1 $BASHPID >/dev/null &&
-		taskset -c "$LRU_CPU" bash -c 'for ((i = 0; i < $1; i++)); do
-			: "$2"/*; : "$2"/*; : "$3"/*; done' _ "$1" "$PWD/mnt/a" "$PWD/mnt/b") ||
-		rc=$?
-	echo "$old" >$rt
-	return $rc
-}
-passes 2
+lru_known_dirs
+lru_known_passes 2
 lru_start known.json -C -d $LRU_DEV --timing 1 --hook fentry 3600 1
-passes $PASSES
+lru_known_passes $PASSES
 lru_stop known.json
 last=$(tail -n 1 known.json)
 c=$(lru_cpu known.json)

@@ -92,16 +92,9 @@ kretprobe:$fn /@t0[tid]/ {
 interval:ms:100 /!@ready && @seen/ {
 	@ready = 1;
 	printf(\"ready\\n\");
-}" >bt.out 2>bt.err &
+}" >bt.out 2>bt.out.err &
 bt=$!
-for ((i = 0; i < 1200; i++)); do
-	grep -q '^ready' bt.out && break
-	kill -0 "$bt" 2>/dev/null || { cat bt.err; fail "bpftrace died"; }
-	touch "$BHT_MNT/ready.$i" # a few lookups for the probes to see
-	sleep 0.1
-done
-grep -q '^ready' bt.out || fail "bpftrace did not see bhtune's lookups in 120 s"
-rm -f "$BHT_MNT"/ready.*
+bpftrace_wait_ready "$bt" bt.out "$BHT_MNT"
 sync # run 1 from here
 for ((r = 1; r <= REPEATS; r++)); do
 	for s in $SIZES; do

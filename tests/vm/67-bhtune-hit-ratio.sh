@@ -57,16 +57,9 @@ interval:ms:100 /!@ready && @kprobe_seen && @tracepoint_seen/ {
 	clear(@pc);
 	@ready = 1;
 	printf(\"ready\\n\");
-}" >bt.out 2>bt.err &
+}" >bt.out 2>bt.out.err &
 bt=$!
-for ((i = 0; i < 1200; i++)); do
-	grep -q '^ready' bt.out && break
-	kill -0 "$bt" 2>/dev/null || { cat bt.err; fail "bpftrace died"; }
-	touch "$BHT_MNT/ready.$i" # a few lookups for both probes to see
-	sleep 0.1
-done
-grep -q '^ready' bt.out || fail "bpftrace did not see both probes fire in 120 s"
-rm -f "$BHT_MNT"/ready.*
+bpftrace_wait_ready "$bt" bt.out "$BHT_MNT"
 
 sizes="0 4 8 16 32 64"
 declare -A files

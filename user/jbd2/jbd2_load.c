@@ -15,6 +15,7 @@
 #include "jbd2/jbd2_load.h"
 #include "lib/bpf_on_cpus.h"
 #include "lib/errmsg.h"
+#include "lib/map_each.h"
 #include "lib/probe_status.h"
 #include "lib/prog_misses.h"
 
@@ -281,25 +282,17 @@ static int read_buckets(struct jbd2_bpf *skel, struct jbd2_snapshot *snap)
 	return err;
 }
 
+static int add_journal(__u32 kdev, void *values, void *arg)
+{
+	return jbd2_snapshot_add_dev(arg, kdev, values);
+}
+
 /* Adds the journals whose bucket another one holds. */
 static int read_hash(struct jbd2_bpf *skel, struct jbd2_snapshot *snap)
 {
-	int fd = bpf_map__fd(skel->maps.dev_stats);
-	struct jbd2_dev_stats *percpu = calloc(snap->nr_cpus, sizeof(*percpu));
-	__u32 key, next, *prev = NULL;
-	int err = 0;
-
-	if (!percpu)
-		return -ENOMEM;
-	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, percpu))
-			continue;	/* removed meanwhile */
-		err = jbd2_snapshot_add_dev(snap, key, percpu);
-	}
-	free(percpu);
-	return err;
+	return map_each_percpu(bpf_map__fd(skel->maps.dev_stats),
+			       sizeof(struct jbd2_dev_stats), snap->nr_cpus,
+			       add_journal, snap);
 }
 
 /* Each journal's commit-time average, from its bucket or the hash map. */

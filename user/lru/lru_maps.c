@@ -11,6 +11,7 @@
 
 #include "lib/cpu_busy.h"
 #include "lib/errmsg.h"
+#include "lib/map_each.h"
 #include "lib/prog_misses.h"
 #include "lib/ticker.h"
 #include "lru.skel.h"
@@ -186,45 +187,42 @@ static void react_to_misses(struct lru_session *s, const struct lru_snapshot *sn
 	}
 }
 
-/* --timing's lookup times, every device's. */
-static int read_times(const struct lru_session *s, struct lru_snapshot *snap)
-{
-	int fd = bpf_map__fd(s->skel->maps.lookup_time);
-	struct lru_time_stats *percpu;
-	__u32 key, next, *prev = NULL;
-	int err = 0;
+/* What the map walks of a read add to. */
+struct read_ctx {
+	const struct lru_session *s;
+	struct lru_snapshot *snap;
+};
 
-	if (!s->skel->rodata->time_every)
-		return 0;
-	percpu = calloc(s->nr_cpus, sizeof(*percpu));
-	if (!percpu)
-		return -ENOMEM;
-	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, percpu))
-			continue;	/* removed meanwhile */
-		err = lru_snapshot_add_times(snap, key, percpu);
-	}
-	free(percpu);
-	return err;
+static int add_dev(__u32 kdev, void *values, void *arg)
+{
+	struct read_ctx *r = arg;
+	struct lru_dev_stats *percpu = values;
+
+	for (int c = 0; c < r->s->nr_cpus; c++)
+		sum_lookups(r->s, &percpu[c]);
+	return lru_snapshot_add_dev(r->snap, kdev, percpu);
+}
+
+static int add_times(__u32 kdev, void *values, void *arg)
+{
+	struct read_ctx *r = arg;
+
+	return lru_snapshot_add_times(r->snap, kdev, values);
 }
 
 int lru_session_read(struct lru_session *s, struct lru_snapshot *snap)
 {
-	int stats_fd = bpf_map__fd(s->skel->maps.dev_stats);
 	int counters_fd = bpf_map__fd(s->skel->maps.cpu_counters);
 	struct lru_cpu_counters *counters = NULL, *runs = NULL;
-	struct lru_dev_stats *percpu;
-	__u32 key, next, *prev = NULL, zero = 0;
+	struct read_ctx r = { .s = s, .snap = snap };
+	__u32 zero = 0;
 	uint64_t busy;
 	int err;
 
 	snap->nr_cpus = s->nr_cpus;
-	percpu = calloc(s->nr_cpus, sizeof(*percpu));
 	counters = calloc(s->nr_cpus, sizeof(*counters));
 	runs = calloc(s->nr_cpus, sizeof(*runs));
-	if (!percpu || !counters || !runs) {
+	if (!counters || !runs) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -234,16 +232,9 @@ int lru_session_read(struct lru_session *s, struct lru_snapshot *snap)
 	snap->emptied_misses = prog_misses_of(s, SEES_EMPTIED);
 	snap->misses_known = misses_known(s);
 	react_to_misses(s, snap);
-	err = read_buckets(s, snap, runs);
-	while (!err && !bpf_map_get_next_key(stats_fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(stats_fd, &key, percpu))
-			continue;	/* removed meanwhile */
-		for (int c = 0; c < s->nr_cpus; c++)
-			sum_lookups(s, &percpu[c]);
-		err = lru_snapshot_add_dev(snap, key, percpu);
-	}
+	err = read_buckets(s, snap, runs) ?:
+	      map_each_percpu(bpf_map__fd(s->skel->maps.dev_stats),
+			      sizeof(struct lru_dev_stats), s->nr_cpus, add_dev, &r);
 	if (!err && !bpf_map_lookup_elem(counters_fd, &zero, counters)) {
 		for (int c = 0; c < s->nr_cpus; c++) {
 			counters[c].entries = runs[c].entries;
@@ -251,12 +242,14 @@ int lru_session_read(struct lru_session *s, struct lru_snapshot *snap)
 		}
 		err = lru_snapshot_set_counters(snap, counters);
 	}
-	if (!err)
-		err = read_times(s, snap);
+	/* --timing's lookup times */
+	if (!err && s->skel->rodata->time_every)
+		err = map_each_percpu(bpf_map__fd(s->skel->maps.lookup_time),
+				      sizeof(struct lru_time_stats), s->nr_cpus,
+				      add_times, &r);
 	busy = cpu_busy_ns();
 	snap->busy_ns = busy > s->busy_at_open ? busy - s->busy_at_open : 0;
 out:
-	free(percpu);
 	free(counters);
 	free(runs);
 	/* after the counts, as a report of them would ask */
