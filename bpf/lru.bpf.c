@@ -414,7 +414,7 @@ static __always_inline void lookup_entered(const struct lru_key *key)
 	 */
 	if (!st->sh.valid || !lru_shadow_holds(st, (__u64)bhs[0], bhs))
 		model_restart(st, bhs, st->sh.valid && !bhs[0]);
-	if (time_every && time_in_entry)
+	if (time_on && time_in_entry)
 		time_start(st, t);
 	state_release(st);
 }
@@ -565,7 +565,7 @@ static __always_inline void lookup_done(const void *ret,
 
 	if (!bhs || !st)
 		return;
-	if (time_every)
+	if (time_on)
 		time_stop(st);
 	if (kprobe && count_runs)
 		__sync_fetch_and_add(&st->exits, 1);
@@ -615,7 +615,7 @@ static __always_inline void lookup_done(const void *ret,
 slow:
 	lookup_slow(st, bhs, ret, key, slot);
 out:
-	if (time_every)
+	if (time_on)
 		time_flush(st, key);
 	st->emptied_seen = st->emptied_now;
 	state_release(st);

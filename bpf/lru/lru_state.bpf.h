@@ -152,6 +152,7 @@ struct lru_timer {
 	__u64 dt;		/* 0: no time to count */
 	__u32 countdown;	/* lookups until the next one timed */
 	__s32 cls;		/* LRU_TIME_* or a hit's slot; -1: none */
+	__u64 seen;		/* lookups the countdown saw (time_seen) */
 };
 
 struct lru_cpu_state {

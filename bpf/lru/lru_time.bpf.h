@@ -13,8 +13,13 @@
 #include "log2.bpf.h"
 #include "lru_state.bpf.h"
 
-/* Time one lookup in this many per CPU; 0: no timing. */
-const volatile __u32 time_every = 0;
+/* --timing is on (user space sets time_every). */
+const volatile bool time_on = false;
+/*
+ * Time one lookup in this many per CPU, of those the timing sees (user
+ * space may attach the program that starts timings for windows only).
+ */
+__u32 time_every = 1;
 /*
  * User space: the lookup's entry probe starts the timings, where no
  * fentry_timing program is attached (the entry design's own entry).
@@ -30,6 +35,10 @@ struct {
 } lookup_time SEC(".maps");
 
 static const struct lru_time_stats zero_time;
+
+/* For user space, which reads time_seen out of each CPU's state. */
+const volatile __u32 cpu_time_seen_at = __builtin_offsetof(struct lru_cpu_state,
+							   timer.seen);
 
 /* A task's context switches (voluntary and not). */
 static __always_inline __u64 task_switches(const struct task_struct *t)
@@ -53,6 +62,7 @@ static __always_inline void time_dropped(void)
 static __always_inline void time_start(struct lru_cpu_state *st,
 				       struct task_struct *t)
 {
+	st->timer.seen++;
 	/* this task's last timed lookup never reached its exit probe */
 	if (st->timer.task == (__u64)t) {
 		st->timer.task = 0;
@@ -62,7 +72,7 @@ static __always_inline void time_start(struct lru_cpu_state *st,
 		st->timer.countdown--;
 		return;
 	}
-	st->timer.countdown = time_every - 1;
+	st->timer.countdown = time_every > 0 ? time_every - 1 : 0;
 	st->timer.task = 0;
 	st->timer.nsw = task_switches(t);
 	asm volatile("" ::: "memory");

@@ -1,8 +1,9 @@
 #!/bin/bash
 # The what-if in time checked against measurement, not against itself:
-# `bhscope lru --whatif 64` on the kernel's own LRU (BH_LRU_SIZE, 16 on
-# Debian's 6.1 and 6.12) during a metadata workload predicts each size's
-# lookup time from the lookups it timed (one in 64); then bhtune.ko runs
+# `bhscope lru --whatif 64 --timing 8` on the kernel's own LRU
+# (BH_LRU_SIZE, 16 on Debian's 6.1 and 6.12) during a metadata workload
+# predicts each size's lookup time from the lookups it timed (one in 8);
+# then bhtune.ko runs
 # the same workload at lru_size 4, 8, the kernel's, 32 and 64 while
 # bpftrace, which shares no code with bhscope, times every call of
 # bhtune's lookup (kprobe to kretprobe, by the lru_size its tracepoint
@@ -60,7 +61,9 @@ LRU_PID=
 sed -n '/^lookup times/,$p' text.txt
 
 # --- the prediction, from the kernel's own LRU ---
-lru_start predict.json -d "${BHT_DEV##*/}" --whatif 64 3600 1
+# one in 8 timed: windows of timing (where the exit proves a lookup alone)
+# start below one in 16, and a run of half a second may fall between two
+lru_start predict.json -d "${BHT_DEV##*/}" --whatif 64 --timing 8 3600 1
 work predict-bench.json
 lru_stop predict.json
 LRU_PID=
@@ -145,7 +148,7 @@ table=$(jq -c -n --argjson p "$p" --argjson k "$K" \
 		run_s: .seconds, run_s_k: $mk.seconds, ops,
 		hit_pred: $p.total.whatif.hit_ratio[.size - 1]}) |
 	 map(. + {error: (.pred_d - .meas_d)})' <<<"${rows[*]}")
-echo "prediction at the kernel's size $K (bhscope --whatif 64, one lookup in 64 timed): $(jq -c '{lookups: .total.lookups, timed: .lookup_time.costs.timed, line: .lookup_time.costs.hit_line_ns, slope: .lookup_time.costs.hit_slope_ns, installed: .lookup_time.costs.installed.mean_ns, absent: .lookup_time.costs.absent.mean_ns}' <<<"$p")"
+echo "prediction at the kernel's size $K (bhscope --whatif 64 --timing 8): $(jq -c '{lookups: .total.lookups, timed: .lookup_time.costs.timed, line: .lookup_time.costs.hit_line_ns, slope: .lookup_time.costs.hit_slope_ns, installed: .lookup_time.costs.installed.mean_ns, absent: .lookup_time.costs.absent.mean_ns}' <<<"$p")"
 printf '%5s %8s %10s %10s %9s %9s %8s %12s %12s %10s %10s %10s\n' SIZE "HIT PRED" \
 	"PRED NS" "MEAS NS" "PRED D" "MEAS D" ERROR "PRED RUN MS" "MEAS RUN MS" \
 	create/s stat/s remove/s

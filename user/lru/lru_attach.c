@@ -20,6 +20,7 @@
 #include "lru.skel.h"
 #include "lru/lru_kernel.h"
 #include "lru/lru_session.h"
+#include "lru/lru_timing.h"
 #include "lib/probe_status.h"
 
 /*
@@ -86,7 +87,7 @@ static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size,
 	/* with the ghost list, an install updates it: the long way */
 	skel->rodata->short_installs = o->whatif <= (int)skel->rodata->lru_slots;
 	skel->rodata->whatif_depth = o->whatif;
-	skel->rodata->time_every = o->time_every;
+	skel->rodata->time_on = o->time_every > 0;
 	skel->rodata->trace_events = o->trace;
 	/* lost kretprobe instances show only as entries without an exit */
 	skel->rodata->count_runs = count_runs;
@@ -491,13 +492,23 @@ static void timing_autoload(struct lru_bpf *skel, const struct lookup_target *t)
 }
 
 static int timing_attach(struct lru_session *s, const struct lookup_target *t,
-			 bool solo)
+			 bool solo, uint32_t every)
 {
-	if (solo)
-		return attach(s, s->skel->progs.fentry_timing, HOOK_FENTRY,
-			      t->func, ROLE_TIMING);
-	__atomic_store_n(&s->skel->bss->time_in_entry, 1, __ATOMIC_SEQ_CST);
-	return 0;
+	struct bpf_program *prog = s->skel->progs.fentry_timing;
+
+	if (!solo) {
+		s->skel->data->time_every = every;
+		__atomic_store_n(&s->skel->bss->time_in_entry, 1, __ATOMIC_SEQ_CST);
+		return 0;
+	}
+	if (every < LRU_TIMING_DENSE) {
+		s->skel->data->time_every = every;
+		return attach(s, prog, HOOK_FENTRY, t->func, ROLE_TIMING);
+	}
+	s->skel->data->time_every = every / LRU_TIMING_DENSE;
+	s->timing_cycle = lru_timing_cycle_start(prog, LRU_TIMING_WINDOW_MS,
+						 LRU_TIMING_PERIOD_MS);
+	return s->timing_cycle ? 0 : -errno;
 }
 
 /*
@@ -849,7 +860,7 @@ retry:
 				  __ATOMIC_SEQ_CST);
 	err = deferred ? 0 : lookup_progs_attach(s, fentry, &p, t, solo);
 	if (!err && !deferred && o->time_every)
-		err = timing_attach(s, t, solo);
+		err = timing_attach(s, t, solo, o->time_every);
 	if (err) {
 		probe_status_reason(why, len, kind, t->func2 && s->nr_att >= 2 ?
 				    t->func2 : t->func, err);
@@ -866,6 +877,9 @@ retry:
 		 t->func2 ? t->func2 : "");
 	lru_hooks_lookups(&s->hooks, o, fentry, s->hooks.hook +
 			  strlen(fentry ? "fentry:" : "kprobe:"));
+	if (s->timing_cycle)
+		lru_hooks_time_windows(&s->hooks, LRU_TIMING_WINDOW_MS,
+				       LRU_TIMING_PERIOD_MS);
 	if (deferred)
 		lru_hooks_lookup_deferred(&s->hooks, t->func, solo_why);
 	else if (solo_ok)
@@ -1100,6 +1114,8 @@ bool lru_session_recheck_owner(struct lru_session *s,
 
 void lru_session_close(struct lru_session *s)
 {
+	lru_timing_cycle_stop(s->timing_cycle);
+	s->timing_cycle = NULL;
 	if (s->skel)
 		drop_skel(s);
 }

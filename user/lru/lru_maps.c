@@ -95,6 +95,8 @@ static int read_buckets(const struct lru_session *s, struct lru_snapshot *snap,
 						    s->skel->rodata->cpu_entries_at);
 		counters[c].exits = cpu_state_u64(s, states, c,
 						  s->skel->rodata->cpu_exits_at);
+		counters[c].time_seen = cpu_state_u64(s, states, c,
+						      s->skel->rodata->cpu_time_seen_at);
 	}
 	for (int c = 0; c < s->nr_cpus && !err; c++) {
 		for (unsigned int b = 0; b < BHSCOPE_LRU_DEV_BUCKETS && !err; b++) {
@@ -239,11 +241,12 @@ int lru_session_read(struct lru_session *s, struct lru_snapshot *snap)
 		for (int c = 0; c < s->nr_cpus; c++) {
 			counters[c].entries = runs[c].entries;
 			counters[c].exits = runs[c].exits;
+			counters[c].time_seen = runs[c].time_seen;
 		}
 		err = lru_snapshot_set_counters(snap, counters);
 	}
 	/* --timing's lookup times */
-	if (!err && s->skel->rodata->time_every)
+	if (!err && s->skel->rodata->time_on)
 		err = map_each_percpu(bpf_map__fd(s->skel->maps.lookup_time),
 				      sizeof(struct lru_time_stats), s->nr_cpus,
 				      add_times, &r);

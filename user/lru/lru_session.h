@@ -24,6 +24,7 @@
 #include "lru/lru_snapshot.h"
 
 struct lru_bpf;
+struct lru_timing_cycle;
 struct bpf_link;
 struct bpf_program;
 
@@ -75,6 +76,8 @@ struct lru_session {
 	uint64_t lookup_misses;
 	/* /proc/stat's busy CPU time at the open: snapshots count from it */
 	uint64_t busy_at_open;
+	/* --timing's windows, where its program is attached for them only */
+	struct lru_timing_cycle *timing_cycle;
 };
 
 /*

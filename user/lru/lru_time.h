@@ -76,6 +76,8 @@ struct lru_time_input {
 	int lru_size;
 	int n;
 	uint32_t every;		/* the sampling: one lookup in every */
+	uint32_t window_ms, period_ms;	/* timed in such windows; 0: always */
+	uint64_t seen;		/* lookups the timing saw (in its windows) */
 	uint64_t dropped;	/* timings dropped (switched, unsynced) */
 	double elapsed_s;
 	uint64_t busy_ns;
