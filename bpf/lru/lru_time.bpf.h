@@ -13,7 +13,7 @@
 #include "log2.bpf.h"
 #include "lru_state.bpf.h"
 
-/* --timing is on (user space sets time_every). */
+/* --timing is on. */
 const volatile bool time_on = false;
 /*
  * Time one lookup in this many per CPU, of those the timing sees (user
@@ -46,11 +46,6 @@ static __always_inline __u64 task_switches(const struct task_struct *t)
 	return t->nvcsw + t->nivcsw;
 }
 
-/*
- * At a lookup's entry: every time_every-th here is timed. Its task goes
- * last, its switch count first: whatever preempts this in between makes
- * the exit's check fail.
- */
 static __always_inline void time_dropped(void)
 {
 	struct lru_cpu_counters *c = cpu_counters_get();
@@ -59,6 +54,11 @@ static __always_inline void time_dropped(void)
 		c->time_dropped++;
 }
 
+/*
+ * At a lookup's entry: every time_every-th here is timed. Its task goes
+ * last, its switch count first: whatever preempts this in between makes
+ * the exit's check fail.
+ */
 static __always_inline void time_start(struct lru_cpu_state *st,
 				       struct task_struct *t)
 {
