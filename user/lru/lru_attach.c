@@ -803,6 +803,7 @@ static int try_lookups(struct lru_session *s, const struct lru_load_opts *o,
 	};
 	/* __find_get_block never sleeps: its exit may prove it alone */
 	bool solo_ok = fentry && !t->common, solo, none_switched, deferred;
+	int timing_err = 0;
 	struct lru_bpf *skel;
 	int err;
 
@@ -859,8 +860,9 @@ retry:
 		__atomic_fetch_or(&s->skel->bss->solo_off, LRU_SOLO_ENTRY,
 				  __ATOMIC_SEQ_CST);
 	err = deferred ? 0 : lookup_progs_attach(s, fentry, &p, t, solo);
+	/* the timings are extra: without them the tracer runs on */
 	if (!err && !deferred && o->time_every)
-		err = timing_attach(s, t, solo, o->time_every);
+		timing_err = timing_attach(s, t, solo, o->time_every);
 	if (err) {
 		probe_status_reason(why, len, kind, t->func2 && s->nr_att >= 2 ?
 				    t->func2 : t->func, err);
@@ -880,6 +882,13 @@ retry:
 	if (s->timing_cycle)
 		lru_hooks_time_windows(&s->hooks, LRU_TIMING_WINDOW_MS,
 				       LRU_TIMING_PERIOD_MS);
+	if (timing_err) {
+		char twhy[256];
+
+		probe_status_reason(twhy, sizeof(twhy), "fentry", t->func,
+				    timing_err);
+		probe_status_missing(&s->hooks.fig[LRU_FIG_TIMES], "%s", twhy);
+	}
 	if (deferred)
 		lru_hooks_lookup_deferred(&s->hooks, t->func, solo_why);
 	else if (solo_ok)
