@@ -122,6 +122,7 @@ static bool power_of_2(unsigned long v)
 static error_t lru_parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct lru_opts *o = state->input;
+	unsigned int timing;
 	char *end;
 	long v;
 
@@ -156,12 +157,10 @@ static error_t lru_parse_opt(int key, char *arg, struct argp_state *state)
 		o->self_cost = true;
 		break;
 	case OPT_TIMING:
-		errno = 0;
-		v = strtol(arg, &end, 10);
-		if (errno || *end || v < 0 || v > 1 << 20)
-			argp_error(state, "invalid --timing '%s': want 0 to %d",
-				   arg, 1 << 20);
-		o->timing = v;
+		if (cli_parse_uint(arg, 0, CLI_TIMING_MAX, &timing))
+			argp_error(state, "invalid --timing '%s': want 0 to %u",
+				   arg, CLI_TIMING_MAX);
+		o->timing = timing;
 		break;
 	case OPT_HOOK:
 		if (lru_hooks_mode_parse(arg, &o->mode))

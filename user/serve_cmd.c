@@ -38,6 +38,7 @@ enum {
 	OPT_LRU,
 	OPT_BPF_STATS,
 	OPT_PROBES,
+	OPT_LRU_TIMING,
 };
 
 static const struct argp_option serve_options[] = {
@@ -59,6 +60,9 @@ static const struct argp_option serve_options[] = {
 	  "lines), again on SIGHUP", 0 },
 	{ "jbd2", OPT_JBD2, NULL, 0, "Serve the jbd2 commit-batching figures", 0 },
 	{ "lru", OPT_LRU, NULL, 0, "Serve the buffer-head LRU figures", 0 },
+	{ "lru-timing", OPT_LRU_TIMING, "N", 0,
+	  "Time one LRU lookup in N per CPU, by outcome, for the "
+	  "bhscope_lru_lookup_seconds histograms (default 0: none)", 0 },
 	{ "bpf-stats", OPT_BPF_STATS, NULL, 0,
 	  "Turn on the kernel's BPF run-time statistics while serving (every "
 	  "BPF program then pays ~20 ns a run; needs CAP_SYS_ADMIN), for the "
@@ -89,6 +93,11 @@ static error_t serve_parse_opt(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_LRU:
 		a->want_lru = true;
+		return 0;
+	case OPT_LRU_TIMING:
+		if (cli_parse_uint(arg, 0, CLI_TIMING_MAX, &a->lru_timing))
+			argp_error(state, "invalid --lru-timing '%s': want 0 to %u",
+				   arg, CLI_TIMING_MAX);
 		return 0;
 	case OPT_BPF_STATS:
 		a->bpf_stats = true;

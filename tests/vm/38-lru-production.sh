@@ -168,7 +168,7 @@ check() {
 		".whatif_above != null and (.lost == 0 or .lost_share > 0)" "$sum"
 }
 
-"$LRU_BHSCOPE" serve --lru -l none --textfile "$PWD" -i 1 2>serve.err &
+"$LRU_BHSCOPE" serve --lru --lru-timing 64 -l none --textfile "$PWD" -i 1 2>serve.err &
 serve=$!
 LRU_PIDS="${LRU_PIDS:-} $serve"
 wait_until 30 $serve test -s bhscope.prom || fail "bhscope serve wrote no textfile: $(cat serve.err)"
@@ -196,3 +196,10 @@ sleep 1.5
 grep -q '^bhscope_lru_lost_lookups_total ' bhscope.prom ||
 	fail "bhscope serve does not export bhscope_lru_lost_lookups_total"
 echo "PASS: bhscope serve stayed attached and exports lost lookups: $(grep '^bhscope_lru_lost_lookups_total ' bhscope.prom)"
+# --lru-timing: the lookup-time histograms have the hits on ram0
+count=$(awk '$1 == "bhscope_lru_lookup_seconds_count{device=\"ram0\",outcome=\"hit\"}" {print $2}' bhscope.prom)
+[[ -n $count && $count -gt 0 ]] ||
+	fail "bhscope serve --lru-timing: no timed hits on ram0 ($(grep -c bhscope_lru_lookup_seconds bhscope.prom) lookup-time lines)"
+grep -q '^bhscope_lru_lookup_timing_info{every="64",' bhscope.prom ||
+	fail "bhscope serve --lru-timing: no bhscope_lru_lookup_timing_info"
+echo "PASS: bhscope serve --lru-timing exports the hits' lookup times ($count timed)"

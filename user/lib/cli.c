@@ -40,6 +40,20 @@ int cli_parse_count(const char *s, long *out)
 	return 0;
 }
 
+int cli_parse_uint(const char *s, unsigned int min, unsigned int max,
+		   unsigned int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < (long)min || v > (long)max)
+		return -EINVAL;
+	*out = (unsigned int)v;
+	return 0;
+}
+
 static const struct argp_option cli_options[] = {
 	{ "per-cpu", 'C', NULL, 0, "Report per CPU as well", 0 },
 	{ "device", 'd', "DEV", 0,

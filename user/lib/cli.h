@@ -44,6 +44,13 @@ int cli_parse_interval(const char *s, double *out);
 /* Parses a positive count. Returns 0 or -EINVAL. */
 int cli_parse_count(const char *s, long *out);
 
+/* Parses a whole number min..max. Returns 0 or -EINVAL. */
+int cli_parse_uint(const char *s, unsigned int min, unsigned int max,
+		   unsigned int *out);
+
+/* --timing N and serve's --lru-timing N: one lookup in N timed, 0 none. */
+#define CLI_TIMING_MAX	(1U << 20)
+
 /* The most words --bench "ARGS" may hold (record, sweep). */
 #define CLI_BENCH_ARGS_MAX	128
 

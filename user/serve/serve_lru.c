@@ -143,3 +143,67 @@ void serve_lru_write(struct prom_buf *out, const struct serve_view *v,
 		}
 	}
 }
+
+/*
+ * log2 buckets of ns: slot i holds times below 2^i ns. Every series has
+ * the same buckets, so they add up across devices and hosts; slots
+ * 7..20 (128 ns to 1 ms) bound them, the rest count in the first and in
+ * +Inf.
+ */
+#define TIME_FIRST_SLOT	7
+#define TIME_LAST_SLOT	20
+
+static double group_sum_s(const struct lru_time_stats *t, int g)
+{
+	double ns = 0;
+
+	for (int cls = 0; cls < LRU_TIME_CLASSES; cls++)
+		if (lru_time_group_of(cls) == g)
+			ns += (double)t->ns[cls];
+	return ns / 1e9;
+}
+
+void serve_lru_write_times(struct prom_buf *out, const struct lru_hooks *h,
+			   const struct serve_lru_time_row *rows, int nr)
+{
+	static const char *const outcome[LRU_NR_TIME_GROUPS] = {
+		[LRU_TG_HIT] = "hit",
+		[LRU_TG_INSTALLED] = "installed",
+		[LRU_TG_NOT_INSTALLED] = "not_installed",
+		[LRU_TG_ABSENT] = "absent",
+	};
+	double le[BHSCOPE_LOG2_SLOTS];
+	char every[16], window[16], period[16];
+	struct prom_labels info = {};
+
+	if (!lru_hooks_timed(h))
+		return;
+	prom_log2_le_truncated(le, BHSCOPE_LOG2_SLOTS, 1e9);
+	prom_family(out, "bhscope_lru_lookup_seconds", PROM_HISTOGRAM,
+		    "Buffer-head LRU lookups timed (one in every of bhscope_lru_lookup_timing_info per CPU), from the lookup's entry probe to its exit probe, by outcome; the probes' trampoline work between the two is in every time alike.");
+	for (int r = 0; r < nr; r++) {
+		for (int g = 0; g < LRU_NR_TIME_GROUPS; g++) {
+			struct prom_labels ls = rows[r].ls;
+			struct prom_hist hist = {
+				.slots = rows[r].t->hist[g], .le = le,
+				.nr_slots = BHSCOPE_LOG2_SLOTS,
+				.first = TIME_FIRST_SLOT,
+				.last = TIME_LAST_SLOT,
+				.sum = group_sum_s(rows[r].t, g),
+			};
+
+			prom_labels_add(&ls, "outcome", outcome[g]);
+			prom_histogram(out, "bhscope_lru_lookup_seconds", &ls,
+				       &hist);
+		}
+	}
+	snprintf(every, sizeof(every), "%u", h->time_every);
+	snprintf(window, sizeof(window), "%g", h->time_window_ms / 1e3);
+	snprintf(period, sizeof(period), "%g", h->time_period_ms / 1e3);
+	prom_family(out, "bhscope_lru_lookup_timing_info", PROM_GAUGE,
+		    "The lookups' timing: one in every per CPU; where only windows of window_seconds in every period_seconds are timed (0: always), one in every overall.");
+	prom_labels_add(&info, "every", every);
+	prom_labels_add(&info, "window_seconds", window);
+	prom_labels_add(&info, "period_seconds", period);
+	prom_sample(out, "bhscope_lru_lookup_timing_info", &info, 1);
+}

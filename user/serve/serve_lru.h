@@ -27,4 +27,18 @@ void serve_lru_write(struct prom_buf *out, const struct serve_view *v,
 		     const struct lru_snapshot *snap,
 		     const struct serve_lru_row *rows, int nr);
 
+/* One device's lookup times (--lru-timing). */
+struct serve_lru_time_row {
+	const struct lru_time_stats *t;
+	struct prom_labels ls;
+};
+
+/*
+ * bhscope_lru_lookup_seconds, a histogram per row and outcome (hit,
+ * installed, not_installed, absent), and bhscope_lru_lookup_timing_info
+ * (the sampling), where the hooks h time lookups.
+ */
+void serve_lru_write_times(struct prom_buf *out, const struct lru_hooks *h,
+			   const struct serve_lru_time_row *rows, int nr);
+
 #endif /* BHSCOPE_SERVE_LRU_H */

@@ -25,9 +25,15 @@
 struct lru_priv {
 	struct lru_session sess;
 	bool loaded;
+	unsigned int time_every;	/* --lru-timing */
 };
 
 static struct lru_priv lru_priv;
+
+void serve_lru_timing(unsigned int every)
+{
+	lru_priv.time_every = every;
+}
 
 /*
  * An LRU device still exists while /sys/dev/block has it with a size: a
@@ -90,7 +96,9 @@ static void describe(struct serve_source *src, const struct lru_session *s)
 static int lru_start(struct serve_source *src, int nr_cpus)
 {
 	struct lru_priv *p = src->priv;
-	struct lru_load_opts o = { .mode = LRU_MODE_AUTO };
+	struct lru_load_opts o = {
+		.mode = LRU_MODE_AUTO, .time_every = p->time_every,
+	};
 	int err;
 
 	(void)nr_cpus;
@@ -164,6 +172,40 @@ static int build_rows(const struct serve_view *v, const struct lru_snapshot *sna
 	return nr;
 }
 
+/* --lru-timing's histograms: per selected device that was timed. */
+static void write_times(struct prom_buf *out, const struct serve_view *v,
+			const struct lru_snapshot *snap)
+{
+	struct serve_lru_time_row *rows;
+	char (*names)[SERVE_DEVNAME_LEN];
+	int nr = 0;
+
+	if (!lru_hooks_timed(&snap->hooks) || snap->hooks.unavailable[0])
+		return;
+	rows = calloc(snap->nr_time_devs + 1, sizeof(*rows));
+	names = calloc(snap->nr_time_devs + 1, sizeof(*names));
+	if (!rows || !names) {
+		out->oom = true;
+		goto out;
+	}
+	for (int i = 0; i < snap->nr_time_devs; i++) {
+		const struct lru_dev_times *d = &snap->times[i];
+
+		if (!dev_exists(d->kdev, NULL))
+			continue;
+		devname_of(d->kdev, names[i], SERVE_DEVNAME_LEN);
+		if (!serve_config_selects(v->cfg, names[i], d->kdev))
+			continue;
+		rows[nr].t = &d->total;
+		prom_labels_add(&rows[nr].ls, "device", names[i]);
+		nr++;
+	}
+	serve_lru_write_times(out, &snap->hooks, rows, nr);
+out:
+	free(rows);
+	free(names);
+}
+
 static void lru_collect(struct serve_source *src, const struct serve_view *v,
 			struct prom_buf *out)
 {
@@ -186,6 +228,7 @@ static void lru_collect(struct serve_source *src, const struct serve_view *v,
 		goto oom;
 	nr = build_rows(&lv, &snap, rows, names);
 	serve_lru_write(out, &lv, &snap, rows, nr);
+	write_times(out, &lv, &snap);
 	goto out;
 oom:
 	out->oom = true;

@@ -24,6 +24,7 @@
 #include "serve/serve_http.h"
 #include "serve/serve_notify.h"
 #include "serve/serve_run.h"
+#include "serve/serve_sources.h"
 #include "serve/serve_textfile.h"
 
 /* Everything the main loop owns. */
@@ -73,6 +74,7 @@ static void select_sources(const struct serve_opts *a)
 {
 	bool all = !a->want_jbd2 && !a->want_lru;
 
+	serve_lru_timing(a->lru_timing);
 	for (int i = 0; i < serve_nr_sources; i++) {
 		struct serve_source *src = serve_sources[i];
 

@@ -20,6 +20,7 @@ struct serve_opts {
 	unsigned int cli_set;		/* which: SERVE_SET_* */
 	bool want_jbd2;			/* neither: every source */
 	bool want_lru;
+	unsigned int lru_timing;	/* --lru-timing N: 1 lookup in N; 0 none */
 	bool bpf_stats;
 	bool probes;			/* print the probes and exit */
 };

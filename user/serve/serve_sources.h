@@ -10,6 +10,9 @@ struct bpf_object_skeleton;
 extern struct serve_source serve_jbd2_source;
 extern struct serve_source serve_lru_source;
 
+/* The LRU source times one lookup in every (0: none) from its next start. */
+void serve_lru_timing(unsigned int every);
+
 /* Why the program named prog (its C name) is not attached. */
 typedef const char *(*serve_probe_why_fn)(const char *prog, void *arg);
 
