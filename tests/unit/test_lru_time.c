@@ -170,7 +170,7 @@ static void the_text_says_what_the_best_size_saves(void **state)
 	struct lru_time_stats t;
 	struct lru_dev_stats s;
 	struct lru_time_input in = {
-		.s = &s, .t = &t, .lru_size = 8, .n = 16, .every = 64,
+		.s = &s, .t = &t, .lru_size = 8, .n = 16, .every = 64, .sample = 64,
 		.elapsed_s = 1, .busy_ns = 1000000000,
 	};
 	char *text;

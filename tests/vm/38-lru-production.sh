@@ -200,6 +200,6 @@ echo "PASS: bhscope serve stayed attached and exports lost lookups: $(grep '^bhs
 count=$(awk '$1 == "bhscope_lru_lookup_seconds_count{device=\"ram0\",outcome=\"hit\"}" {print $2}' bhscope.prom)
 [[ -n $count && $count -gt 0 ]] ||
 	fail "bhscope serve --lru-timing: no timed hits on ram0 ($(grep -c bhscope_lru_lookup_seconds bhscope.prom) lookup-time lines)"
-grep -q '^bhscope_lru_lookup_timing_info{every="64",' bhscope.prom ||
+grep -q '^bhscope_lru_lookup_timing_info{every="' bhscope.prom ||
 	fail "bhscope serve --lru-timing: no bhscope_lru_lookup_timing_info"
 echo "PASS: bhscope serve --lru-timing exports the hits' lookup times ($count timed)"

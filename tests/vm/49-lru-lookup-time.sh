@@ -52,3 +52,10 @@ lru_check "known: an installed miss takes no less than a hit in slot 7 (median b
 lru_check "known: the hit histogram holds every timed hit" \
 	'(.log2_ns_hist.hit | add) == .hit_slots[7].timed and
 	 (.log2_ns_hist.installed | add) == .installed.timed' "$t"
+
+# --whatif alone times one lookup in 64: continuously where the lookup's
+# entry probe runs, else in windows of 1 s every 60 s
+probes=$("$LRU_BHSCOPE" lru --probes -j --whatif 64)
+lru_check "--whatif 64 times lookups, one in 64 or in windows" \
+	'.figures.lookup_time.available and
+	 (.figures.lookup_time.source | test("one lookup in 64 per CPU|attached 1000 ms in every 60000"))' "$probes"

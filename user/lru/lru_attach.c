@@ -505,7 +505,7 @@ static int timing_attach(struct lru_session *s, const struct lookup_target *t,
 		s->skel->data->time_every = every;
 		return attach(s, prog, HOOK_FENTRY, t->func, ROLE_TIMING);
 	}
-	s->skel->data->time_every = every / LRU_TIMING_DENSE;
+	s->skel->data->time_every = every / LRU_TIMING_DENSE ?: 1;
 	s->timing_cycle = lru_timing_cycle_start(prog, LRU_TIMING_WINDOW_MS,
 						 LRU_TIMING_PERIOD_MS);
 	return s->timing_cycle ? 0 : -errno;
@@ -880,8 +880,8 @@ retry:
 	lru_hooks_lookups(&s->hooks, o, fentry, s->hooks.hook +
 			  strlen(fentry ? "fentry:" : "kprobe:"));
 	if (s->timing_cycle)
-		lru_hooks_time_windows(&s->hooks, LRU_TIMING_WINDOW_MS,
-				       LRU_TIMING_PERIOD_MS);
+		lru_hooks_time_windows(&s->hooks, s->skel->data->time_every,
+				       LRU_TIMING_WINDOW_MS, LRU_TIMING_PERIOD_MS);
 	if (timing_err) {
 		char twhy[256];
 

@@ -92,6 +92,7 @@ static void times_figure(struct lru_hooks *h, const struct lru_load_opts *o,
 			 const char *probe, const char *func)
 {
 	h->time_every = o->time_every;
+	h->time_sample = o->time_every;
 	if (!o->time_every)
 		probe_status_missing(&h->fig[LRU_FIG_TIMES],
 				     "not asked for (--timing N, or --whatif)");
@@ -101,16 +102,16 @@ static void times_figure(struct lru_hooks *h, const struct lru_load_opts *o,
 				  probe, func, o->time_every);
 }
 
-void lru_hooks_time_windows(struct lru_hooks *h, uint32_t window_ms,
-			    uint32_t period_ms)
+void lru_hooks_time_windows(struct lru_hooks *h, uint32_t sample,
+			    uint32_t window_ms, uint32_t period_ms)
 {
+	h->time_sample = sample;
 	h->time_window_ms = window_ms;
 	h->time_period_ms = period_ms;
 	probe_status_from(&h->fig[LRU_FIG_TIMES],
-			  "fentry+fexit %s, the fentry attached %u ms in every %u (its trampoline call costs every lookup): one lookup in %u per CPU timed in a window, one in %u overall, by outcome",
+			  "fentry+fexit %s, the fentry attached %u ms in every %u, the first at once (its trampoline call costs every lookup): one lookup in %u per CPU timed in a window, by outcome",
 			  h->hook + strlen("fentry:"), window_ms, period_ms,
-			  h->time_every * window_ms / period_ms ?: 1,
-			  h->time_every);
+			  sample);
 }
 
 void lru_hooks_lookups(struct lru_hooks *h, const struct lru_load_opts *o,

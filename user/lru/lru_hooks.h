@@ -74,8 +74,11 @@ struct lru_hooks {
 	struct probe_status fig[LRU_NR_FIGURES];
 	char tried[LRU_NR_MODES][320];	/* per mode: "" used, else why not */
 	uint32_t time_every;	/* lookups timed: one in this many; 0 none */
-	/* the timing runs in windows of this many ms every period; 0: always */
-	uint32_t time_window_ms, time_period_ms;
+	/*
+	 * The timing runs in windows of this many ms every period (0:
+	 * always), timing one lookup in time_sample there (else time_every).
+	 */
+	uint32_t time_window_ms, time_period_ms, time_sample;
 	/*
 	 * "" while the hooks see the LRU in use; else since when and why
 	 * they do not (a livepatch came or went): no figure holds from then.
@@ -117,9 +120,9 @@ void lru_hooks_lookup_proof(struct lru_hooks *h, const char *func,
 void lru_hooks_lookup_deferred(struct lru_hooks *h, const char *func,
 				const char *why);
 
-/* --timing in windows (lru_timing.h): one in time_every overall. */
-void lru_hooks_time_windows(struct lru_hooks *h, uint32_t window_ms,
-			    uint32_t period_ms);
+/* --timing in windows (lru_timing.h), one lookup in sample timed there. */
+void lru_hooks_time_windows(struct lru_hooks *h, uint32_t sample,
+			    uint32_t window_ms, uint32_t period_ms);
 
 /* block:block_touch_buffer alone: hits, and the LRU size from BTF. */
 void lru_hooks_tracepoint(struct lru_hooks *h, const struct lru_load_opts *o);

@@ -288,6 +288,7 @@ static struct lru_time_input times_in(const struct lru_report_ctx *ctx,
 	return (struct lru_time_input){
 		.s = total, .t = t, .lru_size = ctx->lru_size,
 		.n = ctx->whatif, .every = ctx->hooks->time_every,
+		.sample = ctx->hooks->time_sample,
 		.window_ms = ctx->hooks->time_window_ms,
 		.period_ms = ctx->hooks->time_period_ms,
 		.seen = c.time_seen, .dropped = c.time_dropped, .elapsed_s = ctx->elapsed_s,

@@ -137,13 +137,10 @@ static void text_ns(FILE *out, const char *what, double ns, uint64_t n)
 static void text_costs(FILE *out, const struct lru_time_input *in,
 		       const struct lru_costs *c)
 {
+	fprintf(out, "lookup times: 1 lookup in %u timed per CPU", in->sample);
 	if (in->period_ms)
-		fprintf(out, "lookup times: 1 lookup in %u timed per CPU in %u ms windows every %u ms (1 in %u overall)",
-			in->every * in->window_ms / in->period_ms ?: 1,
-			in->window_ms, in->period_ms, in->every);
-	else
-		fprintf(out, "lookup times: 1 lookup in %u timed per CPU",
-			in->every);
+		fprintf(out, " in windows of %g s every %g s",
+			in->window_ms / 1e3, in->period_ms / 1e3);
 	fprintf(out, ": %llu timed of %llu seen, %llu dropped (switched or preempted inside, or unsynced)\n",
 		(unsigned long long)c->samples, (unsigned long long)in->seen,
 		(unsigned long long)in->dropped);
@@ -275,6 +272,7 @@ static struct json_object *json_costs(const struct lru_time_input *in,
 	struct json_object *o = json_object_new_object(), *slots, *h;
 
 	json_object_object_add(o, "every", json_object_new_int64(in->every));
+	json_object_object_add(o, "sample_every", json_object_new_int64(in->sample));
 	json_object_object_add(o, "window_ms", in->period_ms ?
 			       json_object_new_int64(in->window_ms) : NULL);
 	json_object_object_add(o, "period_ms", in->period_ms ?

@@ -75,7 +75,8 @@ struct lru_time_input {
 	const struct lru_time_stats *t;
 	int lru_size;
 	int n;
-	uint32_t every;		/* the sampling: one lookup in every */
+	uint32_t every;		/* --timing N */
+	uint32_t sample;	/* one lookup in sample timed (in a window) */
 	uint32_t window_ms, period_ms;	/* timed in such windows; 0: always */
 	uint64_t seen;		/* lookups the timing saw (in its windows) */
 	uint64_t dropped;	/* timings dropped (switched, unsynced) */

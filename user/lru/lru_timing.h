@@ -4,15 +4,18 @@
  * runs: the program that starts the timings would cost every lookup a
  * trampoline call of its own (1.1 points of create-heavy ops/s on 6.1),
  * so a thread attaches it for a window of LRU_TIMING_WINDOW_MS in every
- * LRU_TIMING_PERIOD_MS, and it times one lookup in N / LRU_TIMING_DENSE
- * meanwhile: one in N overall for a steady load. Below LRU_TIMING_DENSE
- * (--timing 1: every lookup) it stays attached.
+ * LRU_TIMING_PERIOD_MS, the first at once, and it times one lookup in
+ * N / LRU_TIMING_DENSE (at least one in 1) meanwhile. Each attach and
+ * detach costs too (the trampoline and ftrace's records are rewritten:
+ * windows of 0.25 s every 4 s cost 0.8 points on 6.1 under instruction
+ * counting), hence the long period. Below LRU_TIMING_DENSE (--timing 8,
+ * --timing 1: every lookup) it stays attached.
  */
 #ifndef BHSCOPE_LRU_TIMING_H
 #define BHSCOPE_LRU_TIMING_H
 
-#define LRU_TIMING_WINDOW_MS	250
-#define LRU_TIMING_PERIOD_MS	4000
+#define LRU_TIMING_WINDOW_MS	1000
+#define LRU_TIMING_PERIOD_MS	60000
 #define LRU_TIMING_DENSE	(LRU_TIMING_PERIOD_MS / LRU_TIMING_WINDOW_MS)
 
 struct bpf_program;

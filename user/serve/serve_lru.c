@@ -197,11 +197,11 @@ void serve_lru_write_times(struct prom_buf *out, const struct lru_hooks *h,
 				       &hist);
 		}
 	}
-	snprintf(every, sizeof(every), "%u", h->time_every);
+	snprintf(every, sizeof(every), "%u", h->time_sample);
 	snprintf(window, sizeof(window), "%g", h->time_window_ms / 1e3);
 	snprintf(period, sizeof(period), "%g", h->time_period_ms / 1e3);
 	prom_family(out, "bhscope_lru_lookup_timing_info", PROM_GAUGE,
-		    "The lookups' timing: one in every per CPU; where only windows of window_seconds in every period_seconds are timed (0: always), one in every overall.");
+		    "The lookups' timing: one in every per CPU, in windows of window_seconds every period_seconds where those are not 0 (the first window at the start).");
 	prom_labels_add(&info, "every", every);
 	prom_labels_add(&info, "window_seconds", window);
 	prom_labels_add(&info, "period_seconds", period);
