@@ -58,4 +58,4 @@ lru_check "known: the hit histogram holds every timed hit" \
 probes=$("$LRU_BHSCOPE" lru --probes -j --whatif 64)
 lru_check "--whatif 64 times lookups, one in 64 or in windows" \
 	'.figures.lookup_time.available and
-	 (.figures.lookup_time.source | test("one lookup in 64 per CPU|attached 1000 ms in every 60000"))' "$probes"
+	 (.figures.lookup_time.source | test("1 lookup in 64 per CPU|for 1000 ms every 60000 ms"))' "$probes"

@@ -98,7 +98,7 @@ static void times_figure(struct lru_hooks *h, const struct lru_load_opts *o,
 				     "not asked for (--timing N, or --whatif)");
 	else
 		probe_status_from(&h->fig[LRU_FIG_TIMES],
-				  "%s %s: one lookup in %u per CPU timed from its entry to its exit, by outcome",
+				  "%s %s: 1 lookup in %u per CPU timed from its entry to its exit, by outcome",
 				  probe, func, o->time_every);
 }
 
@@ -109,7 +109,7 @@ void lru_hooks_time_windows(struct lru_hooks *h, uint32_t sample,
 	h->time_window_ms = window_ms;
 	h->time_period_ms = period_ms;
 	probe_status_from(&h->fig[LRU_FIG_TIMES],
-			  "fentry+fexit %s, the fentry attached %u ms in every %u, the first at once (its trampoline call costs every lookup): one lookup in %u per CPU timed in a window, by outcome",
+			  "fentry+fexit %s, the fentry for %u ms every %u ms (first at once): 1 lookup in %u per CPU timed there, by outcome",
 			  h->hook + strlen("fentry:"), window_ms, period_ms,
 			  sample);
 }
