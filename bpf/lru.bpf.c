@@ -601,22 +601,23 @@ static __always_inline void lookup_done(const void *ret,
 		if ((__u32)slot < short_slots &&
 		    !lone_front_ambiguous(st, slot)) {
 			lru_count_hit(st, key->dev, slot);
-			st->timer.cls = slot;
+			time_note(st, key->dev, slot);
 			goto out;
 		}
 		/* so is an install into a shadow read from the LRU */
 		if (slot == -1 && short_installs && st->sh.valid) {
 			lru_count_install(st, key->dev,
 					  shadow_installed(&st->sh));
-			st->timer.cls = LRU_TIME_INSTALLED;
+			time_note(st, key->dev, LRU_TIME_INSTALLED);
 			goto out;
 		}
 	}
 slow:
 	lookup_slow(st, bhs, ret, key, slot);
 out:
+	/* timed, but counted with no class (unsynced, no key) */
 	if (time_on)
-		time_flush(st, key);
+		time_forget(st);
 	st->emptied_seen = st->emptied_now;
 	state_release(st);
 }

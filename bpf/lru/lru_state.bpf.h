@@ -140,10 +140,13 @@ struct lru_pending {
 	struct lru_key front_key;
 };
 
+/* --timing is on (lru_time.bpf.h). */
+const volatile bool time_on = false;
+
 /*
  * A lookup picked for timing (lru_time.bpf.h): its entry's timestamp,
- * task and context switches; at its exit, its time (dt) and class (cls,
- * set where the lookup is counted) until the time is counted.
+ * task and context switches; at its exit, its time (dt) until it is
+ * counted where the lookup's class is known.
  */
 struct lru_timer {
 	__u64 t0;
@@ -151,7 +154,7 @@ struct lru_timer {
 	__u64 nsw;
 	__u64 dt;		/* 0: no time to count */
 	__u32 countdown;	/* lookups until the next one timed */
-	__s32 cls;		/* LRU_TIME_* or a hit's slot; -1: none */
+	__u32 pad;
 	__u64 seen;		/* lookups the countdown saw (time_seen) */
 };
 
@@ -494,13 +497,29 @@ static __always_inline int lru_time_class(const struct lru_result *r)
 	}
 }
 
+/* lru_time.bpf.h */
+static __noinline int time_count(__u32 dev, int cls, __u64 dt);
+
+/*
+ * Where a lookup's class is known: counts its time with it, if it was
+ * timed (time_stop() left dt).
+ */
+static __always_inline void time_note(struct lru_cpu_state *st, __u32 dev,
+				      int cls)
+{
+	if (!time_on || !st->timer.dt)
+		return;
+	time_count(dev, cls, st->timer.dt);
+	st->timer.dt = 0;
+}
+
 /* Counts r for its device and, with --trace, sends it. */
 static __always_inline void lru_account(struct lru_cpu_state *st,
 					const struct lru_result *r)
 {
 	struct lru_dev_stats *s;
 
-	st->timer.cls = lru_time_class(r);
+	time_note(st, r->key.dev, lru_time_class(r));
 	if (trace_events)
 		trace_lookup(st, r);
 	s = dev_counted(st, r->key.dev);

@@ -13,8 +13,6 @@
 #include "log2.bpf.h"
 #include "lru_state.bpf.h"
 
-/* --timing is on. */
-const volatile bool time_on = false;
 /*
  * Time one lookup in this many per CPU, of those the timing sees (user
  * space may attach the program that starts timings for windows only).
@@ -96,7 +94,6 @@ static __always_inline void time_stop(struct lru_cpu_state *st)
 		return;
 	}
 	st->timer.dt = bpf_ktime_get_ns() - st->timer.t0 ?: 1;
-	st->timer.cls = -1;
 }
 
 /* Counts the time of a lookup of class cls on dev. Out of line: rare. */
@@ -122,22 +119,12 @@ static __noinline int time_count(__u32 dev, int cls, __u64 dt)
 	return 0;
 }
 
-/* An exit that counts nothing: its time is not counted. */
+/* An exit that counted no class: its time is dropped. */
 static __always_inline void time_forget(struct lru_cpu_state *st)
-{
-	if (st->timer.dt)
-		time_dropped();
-	st->timer.dt = 0;
-}
-
-/* At a lookup's exit, last: counts its time, if it was timed. */
-static __always_inline void time_flush(struct lru_cpu_state *st,
-				       const struct lru_key *key)
 {
 	if (!st->timer.dt)
 		return;
-	time_count(key ? key->dev : 0, key ? st->timer.cls : -1,
-		   st->timer.dt);
+	time_dropped();
 	st->timer.dt = 0;
 }
 
