@@ -81,6 +81,15 @@ static void known_answer(struct lru_dev_stats *s, struct lru_time_stats *t)
 	t->ns[LRU_TIME_INSTALLED] = 10000;
 }
 
+/* The known answer's costs at size 8, and its curve for sizes 1-16. */
+static void known_curve(struct lru_dev_stats *s, struct lru_time_stats *t,
+			struct lru_costs *c, struct lru_time_point *p)
+{
+	known_answer(s, t);
+	lru_costs_from(c, t, 8);
+	lru_time_curve(s, c, p, 16);
+}
+
 static void each_size_costs_its_outcomes(void **state)
 {
 	struct lru_time_point p[16];
@@ -89,9 +98,7 @@ static void each_size_costs_its_outcomes(void **state)
 	struct lru_costs c;
 
 	(void)state;
-	known_answer(&s, &t);
-	lru_costs_from(&c, &t, 8);
-	lru_time_curve(&s, &c, p, 16);
+	known_curve(&s, &t, &c, p);
 	/* the kernel's size: what was timed, weighed by the outcomes */
 	assert_float_equal(p[7].ns_per_lookup, (160 * 170.0 + 400 * 1000) / 560,
 			   1e-9);
@@ -138,9 +145,7 @@ static void a_miss_kind_never_timed_costs_as_an_install(void **state)
 	struct lru_costs c;
 
 	(void)state;
-	known_answer(&s, &t);
-	lru_costs_from(&c, &t, 8);
-	lru_time_curve(&s, &c, p, 16);
+	known_curve(&s, &t, &c, p);
 	s.absent = 40;
 	lru_time_curve(&s, &c, q, 16);
 	assert_true(c.absent_guessed);

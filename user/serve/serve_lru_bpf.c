@@ -139,6 +139,15 @@ static bool stats_zero(const struct lru_dev_stats *s)
 	return !memcmp(s, &zero, sizeof(zero));
 }
 
+/* A device that still exists and passes the filter: its name in name. */
+static bool selected(const struct serve_view *v, uint32_t kdev, char *name)
+{
+	if (!dev_exists(kdev, NULL))
+		return false;
+	devname_of(kdev, name, SERVE_DEVNAME_LEN);
+	return serve_config_selects(v->cfg, name, kdev);
+}
+
 /* Map devices that still exist and pass the filter, with their names. */
 static int build_rows(const struct serve_view *v, const struct lru_snapshot *snap,
 		      struct serve_lru_row *rows,
@@ -149,10 +158,7 @@ static int build_rows(const struct serve_view *v, const struct lru_snapshot *sna
 	for (int i = 0; i < snap->nr_devs; i++) {
 		const struct lru_dev_snapshot *d = &snap->devs[i];
 
-		if (!dev_exists(d->kdev, NULL))
-			continue;
-		devname_of(d->kdev, names[i], SERVE_DEVNAME_LEN);
-		if (!serve_config_selects(v->cfg, names[i], d->kdev))
+		if (!selected(v, d->kdev, names[i]))
 			continue;
 		for (int c = 0; c < (v->per_cpu ? v->nr_cpus : 1); c++) {
 			const struct lru_dev_stats *s =
@@ -191,10 +197,7 @@ static void write_times(struct prom_buf *out, const struct serve_view *v,
 	for (int i = 0; i < snap->nr_time_devs; i++) {
 		const struct lru_dev_times *d = &snap->times[i];
 
-		if (!dev_exists(d->kdev, NULL))
-			continue;
-		devname_of(d->kdev, names[i], SERVE_DEVNAME_LEN);
-		if (!serve_config_selects(v->cfg, names[i], d->kdev))
+		if (!selected(v, d->kdev, names[i]))
 			continue;
 		rows[nr].t = &d->total;
 		prom_labels_add(&rows[nr].ls, "device", names[i]);
