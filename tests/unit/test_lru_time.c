@@ -189,6 +189,18 @@ static void the_text_says_what_the_best_size_saves(void **state)
 	assert_non_null(strstr(text, "an LRU of 12 would save"));
 	assert_non_null(strstr(text, "% of this host's busy CPU time"));
 	free(text);
+	/* nothing timed (a window not reached yet): no table of unknowns */
+	{
+		struct lru_time_stats none = {};
+		struct lru_time_input empty = in;
+
+		empty.t = &none;
+		empty.period_ms = 60000;
+		text = text_of(&empty);
+		assert_non_null(strstr(text, "what-if in time: no lookup timed yet (timed in windows"));
+		assert_null(strstr(text, "SIZE"));
+		free(text);
+	}
 	/* no ghost hits: a larger LRU only scans more */
 	s.dist[11] = 0;
 	text = text_of(&in);

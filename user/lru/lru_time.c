@@ -218,6 +218,11 @@ void lru_time_text(FILE *out, const struct lru_time_input *in)
 	text_costs(out, in, &c);
 	if (n < 1 || !lru_curve_classified(in->s))
 		return;
+	if (!c.samples) {
+		fprintf(out, "what-if in time: no lookup timed yet%s\n",
+			in->period_ms ? " (timed in windows, the first at the start: a shorter run may see none; --timing below 60 times throughout)" : "");
+		return;
+	}
 	lru_time_curve(in->s, &c, p, n);
 	base = in->lru_size >= 1 && in->lru_size <= n ?
 	       p[in->lru_size - 1].ns_per_lookup : NAN;
