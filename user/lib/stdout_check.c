@@ -59,5 +59,15 @@ static void check_at_exit(void)
 
 void stdout_check_at_exit(void)
 {
+	/*
+	 * Into a file or a pipe, a buffer that holds the longest --help: a
+	 * write that fails while the text is printed (a 4 KiB buffer, and
+	 * bhscope lru --help) leaves only the stream's error flag, and the
+	 * check could not say why. Reports flush themselves.
+	 */
+	static char buf[1 << 16];
+
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, buf, _IOFBF, sizeof(buf));
 	atexit(check_at_exit);
 }

@@ -10,7 +10,9 @@
 
 /*
  * Registers the check at exit too, for paths that end in exit() (argp's
- * --help, --usage and usage errors); it then turns status 0 into 1.
+ * --help, --usage and usage errors); it then turns status 0 into 1. Call
+ * it before anything is written: into a file or a pipe it gives standard
+ * output a 64 KiB buffer.
  */
 void stdout_check_at_exit(void);
 
