@@ -5,6 +5,13 @@
 #include "lru/lru_curve.h"
 #include "lru/lru_time.h"
 
+const char *const lru_time_group_names[LRU_NR_TIME_GROUPS] = {
+	[LRU_TG_HIT] = "hit",
+	[LRU_TG_INSTALLED] = "installed",
+	[LRU_TG_NOT_INSTALLED] = "not_installed",
+	[LRU_TG_ABSENT] = "absent",
+};
+
 static double mean(uint64_t ns, uint64_t n)
 {
 	return n ? (double)ns / (double)n : NAN;
@@ -271,9 +278,6 @@ static struct json_object *json_hist(const __u64 *h)
 static struct json_object *json_costs(const struct lru_time_input *in,
 				      const struct lru_costs *c)
 {
-	static const char *const group[LRU_NR_TIME_GROUPS] = {
-		"hit", "installed", "not_installed", "absent",
-	};
 	struct json_object *o = json_object_new_object(), *slots, *h;
 
 	json_object_object_add(o, "every", json_object_new_int64(in->every));
@@ -302,7 +306,8 @@ static struct json_object *json_costs(const struct lru_time_input *in,
 	/* log2 buckets of ns: bucket i holds [2^(i-1), 2^i) */
 	h = json_object_new_object();
 	for (int g = 0; g < LRU_NR_TIME_GROUPS; g++)
-		json_object_object_add(h, group[g], json_hist(in->t->hist[g]));
+		json_object_object_add(h, lru_time_group_names[g],
+				       json_hist(in->t->hist[g]));
 	json_object_object_add(o, "log2_ns_hist", h);
 	return o;
 }

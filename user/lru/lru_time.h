@@ -22,6 +22,9 @@
 
 #include "lru_stats.h"
 
+/* Each lru_time_group's name: JSON keys, Prometheus outcome labels. */
+extern const char *const lru_time_group_names[LRU_NR_TIME_GROUPS];
+
 /* A class with fewer samples takes the fitted line instead of its mean. */
 #define LRU_COSTS_MIN_SAMPLES 8
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "lru/lru_table.h"
+#include "lru/lru_time.h"
 #include "serve/serve_lru.h"
 
 static enum prom_type prom_type_of(const struct figure *f)
@@ -166,12 +167,6 @@ static double group_sum_s(const struct lru_time_stats *t, int g)
 void serve_lru_write_times(struct prom_buf *out, const struct lru_hooks *h,
 			   const struct serve_lru_time_row *rows, int nr)
 {
-	static const char *const outcome[LRU_NR_TIME_GROUPS] = {
-		[LRU_TG_HIT] = "hit",
-		[LRU_TG_INSTALLED] = "installed",
-		[LRU_TG_NOT_INSTALLED] = "not_installed",
-		[LRU_TG_ABSENT] = "absent",
-	};
 	double le[BHSCOPE_LOG2_SLOTS];
 	char every[16], window[16], period[16];
 	struct prom_labels info = {};
@@ -192,7 +187,7 @@ void serve_lru_write_times(struct prom_buf *out, const struct lru_hooks *h,
 				.sum = group_sum_s(rows[r].t, g),
 			};
 
-			prom_labels_add(&ls, "outcome", outcome[g]);
+			prom_labels_add(&ls, "outcome", lru_time_group_names[g]);
 			prom_histogram(out, "bhscope_lru_lookup_seconds", &ls,
 				       &hist);
 		}
