@@ -31,9 +31,6 @@ enum {
 	OPT_TIMING,
 };
 
-/* The what-if's timing without --timing: one lookup in 64 per CPU. */
-#define TIMING_EVERY_DEFAULT 64
-
 struct lru_opts {
 	struct cli_common common;
 	int whatif;
@@ -356,7 +353,7 @@ int cmd_lru(int argc, char **argv)
 		.trace_bytes = o.trace_mb << 20,
 		.mode = o.mode,
 		.time_every = o.timing >= 0 ? (uint32_t)o.timing :
-			      o.whatif ? TIMING_EVERY_DEFAULT : 0,
+			      o.whatif ? LRU_TIMING_EVERY_WHATIF : 0,
 	};
 	err = lru_session_open(&s, &lo);
 	if (o.probes) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "lru_stats.h"
 #include "lib/cli.h"
 #include "lib/errmsg.h"
 #include "lib/term_safe.h"
@@ -39,6 +40,7 @@ enum {
 	OPT_BPF_STATS,
 	OPT_PROBES,
 	OPT_LRU_TIMING,
+	OPT_LRU_WHATIF,
 };
 
 static const struct argp_option serve_options[] = {
@@ -62,7 +64,12 @@ static const struct argp_option serve_options[] = {
 	{ "lru", OPT_LRU, NULL, 0, "Serve the buffer-head LRU figures", 0 },
 	{ "lru-timing", OPT_LRU_TIMING, "N", 0,
 	  "Time one LRU lookup in N per CPU, by outcome, for the "
-	  "bhscope_lru_lookup_seconds histograms (default 0: none)", 0 },
+	  "bhscope_lru_lookup_seconds histograms (default 0: none; "
+	  "--lru-whatif: 64)", 0 },
+	{ "lru-whatif", OPT_LRU_WHATIF, "N", 0,
+	  "Keep a ghost list for LRU sizes up to N and export each power of "
+	  "two up to N, the LRU's size and N: the hits such an LRU would "
+	  "give and the lookup time it would take (with --lru-timing)", 0 },
 	{ "bpf-stats", OPT_BPF_STATS, NULL, 0,
 	  "Turn on the kernel's BPF run-time statistics while serving (every "
 	  "BPF program then pays ~20 ns a run; needs CAP_SYS_ADMIN), for the "
@@ -98,6 +105,13 @@ static error_t serve_parse_opt(int key, char *arg, struct argp_state *state)
 		if (cli_parse_uint(arg, 0, CLI_TIMING_MAX, &a->lru_timing))
 			argp_error(state, "invalid --lru-timing '%s': want 0 to %u",
 				   arg, CLI_TIMING_MAX);
+		a->lru_timing_set = true;
+		return 0;
+	case OPT_LRU_WHATIF:
+		if (cli_parse_uint(arg, 1, BHSCOPE_LRU_DEPTH_MAX,
+				   &a->lru_whatif))
+			argp_error(state, "invalid --lru-whatif '%s': want 1 to %d",
+				   arg, BHSCOPE_LRU_DEPTH_MAX);
 		return 0;
 	case OPT_BPF_STATS:
 		a->bpf_stats = true;

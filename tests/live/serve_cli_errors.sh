@@ -20,6 +20,12 @@ expect_error nothing_to_serve 64 "--listen none needs --textfile" \
 	"$BHSCOPE" serve --listen none
 expect_error zero_interval 64 "interval: want seconds > 0" \
 	"$BHSCOPE" serve --interval 0
+expect_error lru_whatif_zero 64 "invalid --lru-whatif '0': want 1 to 256" \
+	"$BHSCOPE" serve --lru-whatif 0
+expect_error lru_whatif_too_big 64 "invalid --lru-whatif '257': want 1 to 256" \
+	"$BHSCOPE" serve --lru-whatif 257
+expect_error lru_timing_not_a_number 64 "invalid --lru-timing '8x'" \
+	"$BHSCOPE" serve --lru-timing 8x
 expect_error extra_argument 64 "unexpected argument 'x'" "$BHSCOPE" serve x
 expect_error unknown_option 64 "" "$BHSCOPE" serve --no-such-option
 expect_error missing_config 1 "cannot read $tmp/none.conf" \

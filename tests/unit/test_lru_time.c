@@ -12,6 +12,8 @@
 
 #include "lib/cpu_busy.h"
 #include "lru/lru_time.h"
+#include "serve/prom.h"
+#include "serve/serve_lru.h"
 
 /* Hits timed at slots 0..7 costing a + b·slot, n each. */
 static void line_of_hits(struct lru_time_stats *t, double a, double b, int n)
@@ -224,6 +226,63 @@ static void busy_time_is_read_from_proc_stat(void **state)
 	assert_true(cpu_busy_ns() > 0);
 }
 
+/* The value of the exposition's line that starts with series; NAN if none. */
+static double series_value(const char *text, const char *series)
+{
+	size_t len = strlen(series);
+	const char *l = text;
+
+	while (l) {
+		if (!strncmp(l, series, len) && l[len] == ' ')
+			return strtod(l + len + 1, NULL);
+		l = strchr(l, '\n');
+		if (l)
+			l++;
+	}
+	return NAN;
+}
+
+static void serve_exports_the_whatif_at_bounded_sizes(void **state)
+{
+	struct lru_time_point p[16];
+	struct lru_time_stats t;
+	struct lru_dev_stats s;
+	struct lru_costs c;
+	struct prom_buf out = {};
+	struct serve_lru_row row = { .s = &s };
+	struct serve_lru_whatif w = {
+		.lru_size = 8, .max_size = 12, .above = "exact", .costs = &c,
+	};
+
+	(void)state;
+	known_curve(&s, &t, &c, p);
+	prom_labels_add(&row.ls, "device", "ram0");
+	serve_lru_write_whatif(&out, &w, &row, 1);
+	assert_false(out.oom);
+	/* the powers of two, the LRU's size and the largest: nothing else */
+	assert_float_equal(series_value(out.data, "bhscope_lru_whatif_hits_total{device=\"ram0\",size=\"1\"}"), 0, 0);
+	assert_float_equal(series_value(out.data, "bhscope_lru_whatif_hits_total{device=\"ram0\",size=\"4\"}"), 0, 0);
+	assert_float_equal(series_value(out.data, "bhscope_lru_whatif_hits_total{device=\"ram0\",size=\"8\"}"), 160, 0);
+	assert_float_equal(series_value(out.data, "bhscope_lru_whatif_hits_total{device=\"ram0\",size=\"12\"}"), 400, 0);
+	assert_true(isnan(series_value(out.data, "bhscope_lru_whatif_hits_total{device=\"ram0\",size=\"11\"}")));
+	assert_true(isnan(series_value(out.data, "bhscope_lru_whatif_hits_total{device=\"ram0\",size=\"16\"}")));
+	/* each size's time as the what-if in time has it, the saving against 8 */
+	assert_float_equal(series_value(out.data, "bhscope_lru_whatif_lookup_seconds{device=\"ram0\",size=\"12\"}"),
+			   p[11].ns_per_lookup / 1e9, 1e-15);
+	assert_float_equal(series_value(out.data, "bhscope_lru_whatif_lookup_saved_seconds{device=\"ram0\",size=\"12\"}"),
+			   (p[7].ns_per_lookup - p[11].ns_per_lookup) / 1e9, 1e-15);
+	assert_float_equal(series_value(out.data, "bhscope_lru_whatif_lookup_saved_seconds{device=\"ram0\",size=\"8\"}"), 0, 0);
+	assert_true(series_value(out.data, "bhscope_lru_whatif_lookup_saved_seconds{device=\"ram0\",size=\"4\"}") < 0);
+	assert_non_null(strstr(out.data, "bhscope_lru_whatif_info{max_size=\"12\",above=\"exact\"} 1\n"));
+	/* nothing timed yet: the hits alone */
+	prom_buf_reset(&out);
+	c.samples = 0;
+	serve_lru_write_whatif(&out, &w, &row, 1);
+	assert_null(strstr(out.data, "lookup_seconds"));
+	assert_non_null(strstr(out.data, "bhscope_lru_whatif_hits_total{"));
+	prom_buf_free(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +293,7 @@ int main(void)
 		cmocka_unit_test(a_miss_kind_never_timed_costs_as_an_install),
 		cmocka_unit_test(the_text_says_what_the_best_size_saves),
 		cmocka_unit_test(busy_time_is_read_from_proc_stat),
+		cmocka_unit_test(serve_exports_the_whatif_at_bounded_sizes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

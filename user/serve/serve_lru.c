@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -201,4 +202,109 @@ void serve_lru_write_times(struct prom_buf *out, const struct lru_hooks *h,
 	prom_labels_add(&info, "window_seconds", window);
 	prom_labels_add(&info, "period_seconds", period);
 	prom_sample(out, "bhscope_lru_lookup_timing_info", &info, 1);
+}
+
+/*
+ * The what-if's sizes: every power of two up to max, the LRU's own size
+ * and max itself, ascending; a fleet's series stay few and alike.
+ */
+static int whatif_sizes(int lru_size, int max, int *out)
+{
+	int n = 0;
+
+	for (int k = 1; k <= max; k++)
+		if (!(k & (k - 1)) || k == lru_size || k == max)
+			out[n++] = k;
+	return n;
+}
+
+static void size_labels(struct prom_labels *ls, const struct prom_labels *row,
+			char *buf, size_t len, int size)
+{
+	*ls = *row;
+	snprintf(buf, len, "%d", size);
+	prom_labels_add(ls, "size", buf);
+}
+
+static void write_whatif_hits(struct prom_buf *out, const int *sizes, int n,
+			      const struct serve_lru_row *rows, int nr)
+{
+	prom_family(out, "bhscope_lru_whatif_hits_total", PROM_COUNTER,
+		    "Lookups an LRU of size slots would have hit: stack distance below size, from the hit slots up to the LRU's size and from the ghost list above it (exactness there: bhscope_lru_whatif_info).");
+	for (int r = 0; r < nr; r++) {
+		uint64_t hits = 0;
+		int d = 0;
+
+		for (int i = 0; i < n; i++) {
+			struct prom_labels ls;
+			char size[16];
+
+			for (; d < sizes[i]; d++)
+				hits += rows[r].s->dist[d];
+			size_labels(&ls, &rows[r].ls, size, sizeof(size),
+				    sizes[i]);
+			prom_sample_u64(out, "bhscope_lru_whatif_hits_total",
+					&ls, hits);
+		}
+	}
+}
+
+/* Each row's predicted seconds a lookup at every size, and the saving. */
+static void write_whatif_times(struct prom_buf *out,
+			       const struct serve_lru_whatif *w,
+			       const int *sizes, int n,
+			       const struct serve_lru_row *rows, int nr)
+{
+	int top = sizes[n - 1] > w->lru_size ? sizes[n - 1] : w->lru_size;
+	struct lru_time_point p[BHSCOPE_LRU_DEPTH_MAX];
+	static const char *const name[2] = {
+		"bhscope_lru_whatif_lookup_seconds",
+		"bhscope_lru_whatif_lookup_saved_seconds",
+	};
+
+	prom_family(out, name[0], PROM_GAUGE,
+		    "Predicted mean time of a lookup since the start had the LRU size slots: each outcome at that size costed from the lookups timed (bhscope_lru_lookup_seconds).");
+	prom_family(out, name[1], PROM_GAUGE,
+		    "Predicted time a lookup saves at size slots against the LRU's size (negative: it costs more); above the LRU's size at most, as bhscope lru --whatif says.");
+	for (int r = 0; r < nr; r++) {
+		double base;
+
+		lru_time_curve(rows[r].s, w->costs, p, top);
+		base = p[w->lru_size - 1].ns_per_lookup;
+		for (int i = 0; i < n; i++) {
+			double ns = p[sizes[i] - 1].ns_per_lookup;
+			double v[2] = { ns / 1e9, (base - ns) / 1e9 };
+			struct prom_labels ls;
+			char size[16];
+
+			size_labels(&ls, &rows[r].ls, size, sizeof(size),
+				    sizes[i]);
+			for (int k = 0; k < 2; k++)
+				if (!isnan(v[k]))
+					prom_sample(out, name[k], &ls, v[k]);
+		}
+	}
+}
+
+void serve_lru_write_whatif(struct prom_buf *out,
+			    const struct serve_lru_whatif *w,
+			    const struct serve_lru_row *rows, int nr)
+{
+	int sizes[BHSCOPE_LRU_DEPTH_MAX], n;
+	struct prom_labels info = {};
+	char max[16];
+
+	if (w->max_size < 1 || w->max_size > BHSCOPE_LRU_DEPTH_MAX ||
+	    w->lru_size < 1 || w->lru_size > BHSCOPE_LRU_DEPTH_MAX)
+		return;
+	n = whatif_sizes(w->lru_size, w->max_size, sizes);
+	snprintf(max, sizeof(max), "%d", w->max_size);
+	prom_family(out, "bhscope_lru_whatif_info", PROM_GAUGE,
+		    "The LRU what-if's reach: sizes up to max_size; above the LRU's size its hits are exact, a lower bound, or approximate (bhscope lru --whatif says why).");
+	prom_labels_add(&info, "max_size", max);
+	prom_labels_add(&info, "above", w->above);
+	prom_sample(out, "bhscope_lru_whatif_info", &info, 1);
+	write_whatif_hits(out, sizes, n, rows, nr);
+	if (w->costs && w->costs->samples)
+		write_whatif_times(out, w, sizes, n, rows, nr);
 }

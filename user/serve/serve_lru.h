@@ -9,6 +9,7 @@
 #define BHSCOPE_SERVE_LRU_H
 
 #include "lru/lru_hooks.h"
+#include "lru/lru_time.h"
 #include "lru/lru_snapshot.h"
 #include "serve/serve.h"
 
@@ -40,5 +41,23 @@ struct serve_lru_time_row {
  */
 void serve_lru_write_times(struct prom_buf *out, const struct lru_hooks *h,
 			   const struct serve_lru_time_row *rows, int nr);
+
+/* --lru-whatif's inputs beside each device's row. */
+struct serve_lru_whatif {
+	int lru_size;			/* the LRU's, now */
+	int max_size;			/* --lru-whatif N */
+	const char *above;		/* lru_curve_above_exactness() */
+	const struct lru_costs *costs;	/* NULL or none timed: no times */
+};
+
+/*
+ * bhscope_lru_whatif_info, and per row (a device) and size (the powers of
+ * two up to max_size, the LRU's size and max_size) the hits that size
+ * would have given (bhscope_lru_whatif_hits_total) and, from the costs,
+ * the predicted seconds a lookup and the saving against the LRU's size.
+ */
+void serve_lru_write_whatif(struct prom_buf *out,
+			    const struct serve_lru_whatif *w,
+			    const struct serve_lru_row *rows, int nr);
 
 #endif /* BHSCOPE_SERVE_LRU_H */

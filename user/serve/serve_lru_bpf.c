@@ -18,6 +18,7 @@
 
 #include "lib/devname.h"
 #include "lru.skel.h"
+#include "lru/lru_curve.h"
 #include "lru/lru_session.h"
 #include "serve/serve_lru.h"
 #include "serve/serve_sources.h"
@@ -26,13 +27,16 @@ struct lru_priv {
 	struct lru_session sess;
 	bool loaded;
 	unsigned int time_every;	/* --lru-timing */
+	unsigned int whatif;		/* --lru-whatif */
 };
 
 static struct lru_priv lru_priv;
 
-void serve_lru_timing(unsigned int every)
+void serve_lru_configure(int every, unsigned int whatif)
 {
-	lru_priv.time_every = every;
+	lru_priv.time_every = every >= 0 ? (unsigned int)every :
+			      whatif ? LRU_TIMING_EVERY_WHATIF : 0;
+	lru_priv.whatif = whatif;
 }
 
 /*
@@ -98,6 +102,7 @@ static int lru_start(struct serve_source *src, int nr_cpus)
 	struct lru_priv *p = src->priv;
 	struct lru_load_opts o = {
 		.mode = LRU_MODE_AUTO, .time_every = p->time_every,
+		.whatif = (int)p->whatif,
 	};
 	int err;
 
@@ -209,6 +214,48 @@ out:
 	free(names);
 }
 
+/*
+ * --lru-whatif: per selected device (never per CPU: a fleet ranks hosts),
+ * its hits at each exported size and, once lookups were timed, each
+ * size's predicted lookup time; the costs come from every device's
+ * timings (a lookup costs the same whatever its disk).
+ */
+static void write_whatif(struct prom_buf *out, const struct serve_view *v,
+			 const struct lru_snapshot *snap, int max_size)
+{
+	struct serve_view dv = *v;
+	struct lru_cpu_counters c;
+	struct lru_time_stats t;
+	struct lru_costs costs;
+	struct serve_lru_row *rows;
+	char (*names)[SERVE_DEVNAME_LEN];
+	struct serve_lru_whatif w = {
+		.lru_size = snap->lru_size, .max_size = max_size,
+	};
+
+	if (!max_size || !lru_hooks_classify(&snap->hooks) ||
+	    snap->hooks.unavailable[0] || !snap->counters)
+		return;
+	rows = calloc(snap->nr_devs + 1, sizeof(*rows));
+	names = calloc(snap->nr_devs + 1, sizeof(*names));
+	if (!rows || !names) {
+		out->oom = true;
+		goto out;
+	}
+	dv.per_cpu = false;
+	lru_snapshot_counters_total(snap, &c);
+	w.above = lru_curve_above_exactness(&c);
+	if (lru_hooks_timed(&snap->hooks)) {
+		lru_snapshot_times(snap, -1, &t);
+		lru_costs_from(&costs, &t, snap->lru_size);
+		w.costs = &costs;
+	}
+	serve_lru_write_whatif(out, &w, rows, build_rows(&dv, snap, rows, names));
+out:
+	free(rows);
+	free(names);
+}
+
 static void lru_collect(struct serve_source *src, const struct serve_view *v,
 			struct prom_buf *out)
 {
@@ -232,6 +279,7 @@ static void lru_collect(struct serve_source *src, const struct serve_view *v,
 	nr = build_rows(&lv, &snap, rows, names);
 	serve_lru_write(out, &lv, &snap, rows, nr);
 	write_times(out, &lv, &snap);
+	write_whatif(out, &lv, &snap, (int)p->whatif);
 	goto out;
 oom:
 	out->oom = true;

@@ -74,7 +74,8 @@ static void select_sources(const struct serve_opts *a)
 {
 	bool all = !a->want_jbd2 && !a->want_lru;
 
-	serve_lru_timing(a->lru_timing);
+	serve_lru_configure(a->lru_timing_set ? (int)a->lru_timing : -1,
+			    a->lru_whatif);
 	for (int i = 0; i < serve_nr_sources; i++) {
 		struct serve_source *src = serve_sources[i];
 

@@ -21,6 +21,8 @@ struct serve_opts {
 	bool want_jbd2;			/* neither: every source */
 	bool want_lru;
 	unsigned int lru_timing;	/* --lru-timing N: 1 lookup in N; 0 none */
+	bool lru_timing_set;		/* given: else --lru-whatif's default */
+	unsigned int lru_whatif;	/* --lru-whatif N: sizes up to N; 0 none */
 	bool bpf_stats;
 	bool probes;			/* print the probes and exit */
 };

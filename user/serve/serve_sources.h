@@ -10,8 +10,12 @@ struct bpf_object_skeleton;
 extern struct serve_source serve_jbd2_source;
 extern struct serve_source serve_lru_source;
 
-/* The LRU source times one lookup in every (0: none) from its next start. */
-void serve_lru_timing(unsigned int every);
+/*
+ * From its next start, the LRU source keeps a ghost list for what-if sizes
+ * up to whatif (0: none) and times one lookup in every (0: none; -1, not
+ * given: as bhscope lru, one in 64 with a what-if, else none).
+ */
+void serve_lru_configure(int every, unsigned int whatif);
 
 /* Why the program named prog (its C name) is not attached. */
 typedef const char *(*serve_probe_why_fn)(const char *prog, void *arg);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Guest side of tests/live/serve_dashboard_queries.sh (run as a VM_SUITE):
-# bhscope serve --per-cpu on a kernel where fentry sees every buffer-head
+# bhscope serve --per-cpu --lru-whatif on a kernel where fentry sees every buffer-head
 # lookup, scraped each second during a metadata workload on a brd ext4.
 # The scrapes go back to the host ($VM_EXPORT), which replays them to a
 # private Prometheus: the host itself can only count LRU hits.
@@ -10,7 +10,9 @@ set -euo pipefail
 ramdisk_ext4 /mnt/ram0 64
 # The guest has no NIC, and its loopback starts down.
 ip link set lo up || fail "ip link set lo up"
-"$REPO/build/bhscope" serve --per-cpu --bpf-stats --listen 127.0.0.1:0 2>serve.log &
+# --lru-whatif: the ghost list's sizes, timed throughout (below 60)
+"$REPO/build/bhscope" serve --per-cpu --bpf-stats --lru-whatif 64 --lru-timing 8 \
+	--listen 127.0.0.1:0 2>serve.log &
 pid=$!
 trap 'touch stop; kill $pid 2>/dev/null; wait; ramdisk_cleanup /mnt/ram0' EXIT
 url=
