@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 enum phase { PH_CREATE, PH_STAT, PH_REMOVE, NR_PHASES };
@@ -21,12 +22,19 @@ enum phase { PH_CREATE, PH_STAT, PH_REMOVE, NR_PHASES };
 static const char *const phase_names[NR_PHASES] = { "create", "stat",
 						    "remove" };
 
-enum { OPT_PHASES = 0x200, OPT_DIR_SIZE, OPT_DROP_CACHES };
+enum { OPT_PHASES = 0x200, OPT_DIR_SIZE, OPT_DROP_CACHES, OPT_XATTR };
+
+/* The extended attribute --xattr puts on every file. */
+#define XATTR_NAME	"user.bhbench"
+/* XATTR_SIZE_MAX of linux/limits.h: no attribute value is larger */
+#define XATTR_MAX	65536
 
 struct meta_cfg {
 	struct common_opts c;
 	long dir_size;		/* untimed files per working directory */
 	bool drop_caches;	/* cold dentries and inodes for stat, remove */
+	long xattr;		/* bytes of XATTR_NAME on every file; 0 none */
+	void *xbuf;
 	bool want[NR_PHASES];	/* phases to time and report */
 	int step_of[NR_PHASES];	/* where each phase ran, -1 if it did not */
 	struct tree tree;
@@ -73,6 +81,11 @@ static error_t meta_parse(int key, char *arg, struct argp_state *state)
 	case OPT_DROP_CACHES:
 		m->drop_caches = true;
 		break;
+	case OPT_XATTR:
+		if (parse_long(arg, 1, XATTR_MAX, &m->xattr))
+			usage_error(m->c.cmd, "--xattr '%s': want 1 to %d bytes",
+				    arg, XATTR_MAX);
+		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -90,6 +103,11 @@ static const struct argp_option meta_options[] = {
 	  "Before the stat and remove phases, write the filesystem back and "
 	  "drop the dentry and inode caches (needs root), so they read inodes "
 	  "and directories from the buffer cache, not from memory", 0 },
+	{ "xattr", OPT_XATTR, "BYTES", 0,
+	  "Give every file an extended attribute " XATTR_NAME " of BYTES, as "
+	  "the seed threads' large ACLs: more than an inode holds (ext4: "
+	  "about 100 bytes in a 256-byte inode) puts it in a block of its "
+	  "own, which create and remove then read and write", 0 },
 	{ 0 },
 };
 
@@ -140,6 +158,12 @@ static int create_one(struct task *t, int dfd, const char *name)
 		err = errno;
 		close(fd);
 		return fail_at(t, "write", name, err);
+	}
+	if (m->xattr && fsetxattr(fd, XATTR_NAME, m->xbuf, m->xattr,
+				  XATTR_CREATE)) {
+		err = errno;
+		close(fd);
+		return fail_at(t, "--xattr: set " XATTR_NAME " on", name, err);
 	}
 	if (close(fd))
 		return fail_at(t, "close", name, errno);
@@ -357,6 +381,7 @@ static struct json_object *meta_params(const struct meta_cfg *m)
 	json_object_object_add(p, "dir_size",
 			       json_object_new_int64(m->dir_size));
 	json_object_object_add(p, "bytes", json_object_new_int64(m->c.bytes));
+	json_object_object_add(p, "xattr_bytes", json_object_new_int64(m->xattr));
 	json_object_object_add(p, "drop_caches",
 			       json_object_new_boolean(m->drop_caches));
 	json_object_object_add(p, "phases", ph);
@@ -410,9 +435,10 @@ static void meta_print(const struct meta_cfg *m, const struct runner *r)
 	int p, s, i;
 
 	printf("bhbench meta: %ld task%s (%s), %ld files each, %lld bytes, "
-	       "dir size %ld, %s\n\n", m->c.tasks, m->c.tasks > 1 ? "s" : "",
+	       "%ld bytes of xattr, dir size %ld, %s\n\n", m->c.tasks,
+	       m->c.tasks > 1 ? "s" : "",
 	       m->c.threads ? "threads" : "processes", m->c.files, m->c.bytes,
-	       m->dir_size,
+	       m->xattr, m->dir_size,
 	       m->c.shared ? "one shared directory" : "one directory per task");
 	printf("%-8s %12s %10s %12s\n", "phase", "ops", "seconds", "ops/s");
 	for (p = 0; p < NR_PHASES; p++) {
@@ -472,6 +498,13 @@ static int meta_run(struct meta_cfg *m, struct runner *r)
 					   m->c.bytes);
 		pattern_fill(m->buf, m->c.bytes, 0, 0);
 	}
+	if (m->xattr) {
+		m->xbuf = malloc(m->xattr);
+		if (!m->xbuf)
+			return runner_fail(r, "out of memory for --xattr %ld",
+					   m->xattr);
+		pattern_fill(m->xbuf, m->xattr, 1, 0);
+	}
 	if (tree_create(&m->tree, r, m->c.dir, m->c.tasks, m->c.shared))
 		return -1;
 	nsteps = build_steps(m, steps);
@@ -502,5 +535,6 @@ int meta_main(int argc, char **argv)
 	rc = !err ? 0 : runner_interrupted(&r) ? EXIT_INTERRUPTED : 1;
 	runner_free(&r);
 	free(m.buf);
+	free(m.xbuf);
 	return rc;
 }
