@@ -34,7 +34,7 @@ bpftrace_stop() {
 bpftrace_wait_ready() {
 	local pid=$1 out=$2 dir=$3 i
 	for ((i = 0; i < 1200; i++)); do
-		grep -q '^ready' "$out" && break
+		grep -qs '^ready' "$out" && break
 		kill -0 "$pid" 2>/dev/null || { cat "$out.err" 2>/dev/null; fail "bpftrace died"; }
 		touch "$dir/ready.$i"
 		sleep 0.1

@@ -24,7 +24,7 @@ set -euo pipefail
 # shellcheck source=tests/lib/guest_lru.sh
 . "$REPO/tests/lib/guest_lru.sh"
 
-PHASE_SECS=${LRU_PHASE_SECS:-6}	# guest seconds of load per phase
+PHASE_SECS=${LRU_PHASE_SECS:-4}	# guest seconds of load per phase (60000 lookups and more)
 MIN_LOOKUPS=${LRU_MIN_LOOKUPS:-3000}	# per phase, or the load did too little
 bin=$VM_OUT/bpf-count
 lru_need_tools

@@ -13,7 +13,7 @@
 # Time: a cycle is two livepatch transitions: about 5 s on 6.1, 25 s on
 # 6.12 under single-threaded TCG (6.12's livepatch core rewrites every
 # cond_resched() call site at the start and end of each transition). The
-# test cycles for BHT_BUDGET seconds (40) and at least BHT_MIN_CYCLES
+# test cycles for BHT_BUDGET seconds (25) and at least BHT_MIN_CYCLES
 # times (6: each kind of cycle twice; 3 where no reversal can be caught,
 # and every kind is a plain cycle), sends a note to the host after each
 # cycle, and fails if the minimum does not fit in VM_TEST_TIMEOUT. Whether
@@ -21,8 +21,8 @@
 # at completing it often succeeds under load), so where it can be caught,
 # a kind of reversal that has caught none by then is tried again until one
 # does or VM_TEST_TIMEOUT runs short (6.1-cloud once caught no unpatching
-# one in 3 tries). Seven guests run it in `make check`, so 40 s make 30-40
-# cycles there in all.
+# one in 3 tries). Seven guests run it in `make check`, so 25 s make about
+# 30 cycles there in all.
 # vm-timeout: 900
 # vm-also: full rt cloud
 set -euo pipefail
@@ -30,7 +30,7 @@ set -euo pipefail
 bht_need
 bht_traps
 
-budget=${BHT_BUDGET:-40}
+budget=${BHT_BUDGET:-25}
 catchable=0
 if bht_reversal_catchable; then
 	catchable=1

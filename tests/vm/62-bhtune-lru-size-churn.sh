@@ -1,13 +1,13 @@
 #!/bin/bash
-# lru_size changes every 100 ms for 30 s (and at least 20 times) across
+# lru_size changes every 100 ms for 20 s (and at least 20 times) across
 # 0..64 while lookups run on every CPU; each change is logged once. drop_caches and memory compaction
 # (page migration, which must get the buffer pages bhtune's LRU holds out
 # of the way through invalidate_bh_lrus) run in the middle of it, and
 # compaction must really scan pages. Then, with bhtune unloaded, the files
 # written meanwhile read back after a remount, e2fsck -fn is clean and
 # umount leaves no buffer_head reference behind. (Under TCG a write plus
-# the 100 ms pause takes 0.2-0.5 s, so 30 s hold 60-150 changes; on a host
-# busy with other guests, as few as 8: then it goes on past 30 s.)
+# the 100 ms pause takes 0.1-0.3 s, so 20 s hold 60-170 changes; on a host
+# busy with other guests, as few as 8: then it goes on past 20 s.)
 # (vm-timeout: a TCG guest can crawl for minutes after a compaction, most
 # under a busy host: such a stretch delays the test instead of failing it)
 # vm-timeout: 900
@@ -31,7 +31,7 @@ n=0 compactions=0 prev=$(bht_p lru_size) seen=""
 # again over the VM's shared root
 mkfifo tick
 exec {tick}<>tick
-start=$SECONDS end=$((SECONDS + 30)) min=20
+start=$SECONDS end=$((SECONDS + 20)) min=20
 stop_at=$((${VM_TEST_TIMEOUT:-300} - 90)) # the checks after need up to a minute
 while ((SECONDS < end || (n < min && SECONDS < stop_at))); do
 	v=$(((n * 37 + 5) % 65)) # visits every value of 0..64, never twice in a row
