@@ -85,7 +85,7 @@ dep_source	= echo '$<:' >> $@.d
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check demo deps clean install unit vmlinux bench man deb static \
+.PHONY: all check demo deps clean install unit vmlinux bench seeds man deb static \
 	fuzz fuzz-build
 
 all: $(OUTPUT)/bhscope $(OUTPUT)/bhbench $(OUTPUT)/lrutrace $(OUTPUT)/lrutrace-pump \
@@ -251,6 +251,11 @@ demo: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)bench/run.sh
+
+# The seed threads' tables, reproduced in a guest counting instructions.
+seeds: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)bench/seeds/run.sh
 
 install: all man
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
