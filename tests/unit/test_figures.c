@@ -302,22 +302,47 @@ static void check_contrib_file(const char *path, const char *exposition)
 	free(text);
 }
 
+/* serve --lru-whatif's families for snap's device, with timed lookups. */
+static char *whatif_exposition(const struct lru_snapshot *snap)
+{
+	struct lru_time_stats t = {};
+	struct lru_costs c;
+	struct serve_lru_row row = { .s = &snap->devs[0].total };
+	struct serve_lru_whatif w = {
+		.lru_size = 16, .max_size = 64, .above = "exact", .costs = &c,
+	};
+	struct prom_buf out = {};
+
+	t.n[0] = 10;	/* hits at slot 0 */
+	t.ns[0] = 3000;
+	t.n[LRU_TIME_INSTALLED] = 10;
+	t.ns[LRU_TIME_INSTALLED] = 9000;
+	lru_costs_from(&c, &t, 16);
+	prom_labels_add(&row.ls, "device", "loop0");
+	serve_lru_write_whatif(&out, &w, &row, 1);
+	assert_false(out.oom);
+	assert_non_null(out.data);
+	return out.data;
+}
+
 static void contrib_names_families_serve_exports(void **state)
 {
 	struct lru_hooks h = hooks_in(LRU_MODE_FENTRY);
 	struct lru_snapshot snap;
-	char *lru, *jbd2, *both;
+	char *lru, *whatif, *jbd2, *both;
 
 	(void)state;
 	lru_snapshot_of(&snap);
 	lru = lru_exposition(&h, &snap);
+	whatif = whatif_exposition(&snap);
 	jbd2 = jbd2_exposition(true, true);
-	assert_true(asprintf(&both, "%s%s", lru, jbd2) > 0);
+	assert_true(asprintf(&both, "%s%s%s", lru, whatif, jbd2) > 0);
 	check_contrib_file("contrib/prometheus/bhscope.rules.yml", both);
 	check_contrib_file("contrib/prometheus/bhscope.rules.test.yml", both);
 	check_contrib_file("contrib/grafana/bhscope.json", both);
 	free(both);
 	free(jbd2);
+	free(whatif);
 	free(lru);
 	lru_snapshot_free(&snap);
 }
