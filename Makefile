@@ -38,6 +38,8 @@ BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		   -Iinclude -Ibpf -Ivmlinux/$(ARCH)
 LDLIBS_BPF	:= -lbpf -lelf -lz
 LDLIBS		:= $(LDLIBS_BPF) -ljson-c -lmicrohttpd -lzstd -lm -lpthread
+# check's build, on every core: the VM bench waits for it
+NPROC		:= $(shell nproc 2>/dev/null || echo 1)
 
 ifeq ($(V),1)
 Q =
@@ -240,7 +242,7 @@ deps:
 	$(Q)scripts/deps.sh scripts/deps.txt
 
 check: deps
-	$(Q)$(MAKE) --no-print-directory all unit fuzz-build
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all unit fuzz-build
 	$(Q)tests/run-all.sh
 
 demo: deps

@@ -48,12 +48,35 @@ run_unit() {
 	done
 }
 
-# run_live beside|after: the live tests that run beside the VM bench, or
-# those tagged "# live-after-vm": they boot a guest through the bench
-# themselves, each guest a host core's work, so they wait for a core the
-# bench no longer needs.
+# run_one TEST: runs a live test into its log; its result lines, in
+# $log_dir/live-NAME.result, and its time in $times.
+run_one() {
+	local t=$1 name out rc t0
+	name=${t##*/}
+	name=${name%.sh}
+	out=$log_dir/live-$name.log
+	t0=$(now)
+	timeout --kill-after=10 "${LIVE_TIMEOUT:-600}" "$t" > "$out" 2>&1
+	rc=$?
+	took "$t0" "live/$name"
+	case $rc in
+	0) grep -qE '^PASS: ' "$out" && grep -E '^(PASS|SKIP): ' "$out" ||
+		echo "PASS: live/$name" ;;
+	77) grep -E '^SKIP: ' "$out" || echo "SKIP: live/$name: skipped" ;;
+	*) grep -E '^(PASS|SKIP): ' "$out"
+	   echo "FAIL: live/$name (exit $rc, log $out)"
+	   tail -n 40 "$out" | sed 's/^/    /' ;;
+	esac > "$log_dir/live-$name.result"
+}
+
+# run_live beside|after: the live tests that run beside the VM bench, one
+# after the other, or those tagged "# live-after-vm", all at once: they
+# boot a guest through the bench themselves (each in a tree of its own,
+# build/vm-live/NAME), each guest a host core's work, so they wait for the
+# cores the bench no longer needs, and run side by side so that none idles
+# at the end.
 run_live() {
-	local group=$1 t name out rc
+	local group=$1 t tests=()
 	for t in tests/live/${TESTS:-*}.sh; do
 		[[ -x $t ]] || continue
 		if grep -q '^# live-after-vm' "$t"; then
@@ -61,21 +84,19 @@ run_live() {
 		else
 			[[ $group == beside ]] || continue
 		fi
-		name=${t##*/}
-		name=${name%.sh}
-		out=$log_dir/live-$name.log
-		t0=$(now)
-		timeout --kill-after=10 "${LIVE_TIMEOUT:-600}" "$t" > "$out" 2>&1
-		rc=$?
-		took "$t0" "live/$name"
-		case $rc in
-		0) grep -qE '^PASS: ' "$out" && grep -E '^(PASS|SKIP): ' "$out" ||
-			echo "PASS: live/$name" ;;
-		77) grep -E '^SKIP: ' "$out" || echo "SKIP: live/$name: skipped" ;;
-		*) grep -E '^(PASS|SKIP): ' "$out"
-		   echo "FAIL: live/$name (exit $rc, log $out)"
-		   tail -n 40 "$out" | sed 's/^/    /' ;;
-		esac
+		tests+=("$t")
+		if [[ $group == beside ]]; then
+			run_one "$t"
+			cat "$log_dir/live-$(basename "$t" .sh).result"
+		fi
+	done
+	[[ $group == after ]] || return 0
+	for t in "${tests[@]}"; do
+		VM_BUILD=build/vm-live/$(basename "$t" .sh) run_one "$t" &
+	done
+	wait
+	for t in "${tests[@]}"; do
+		cat "$log_dir/live-$(basename "$t" .sh).result"
 	done
 }
 
@@ -104,13 +125,13 @@ vm_pid=$!
 echo "vm: the VM bench runs in the background ($vm_log, tail -f to watch); its results follow the live tests" >&2
 t0=$(now); run_live beside 2>&1 | record; took "$t0" "(live tests beside the VM bench)"
 # The bench says when it has no guest left to start ($vm_build/slot-free):
-# its last guests then run beside the guests of the live tests (in a tree
-# of their own, build/vm-live), and no core idles at the end.
+# its last guests then run beside the guests of the live tests (in trees
+# of their own, build/vm-live/NAME), and no core idles at the end.
 while kill -0 "$vm_pid" 2> /dev/null && [[ ! -e $vm_build/slot-free ]]; do
 	sleep 1
 done
 t0=$(now)
-(export VM_BUILD=build/vm-live; run_live after) 2>&1 | record
+run_live after 2>&1 | record
 took "$t0" "(live tests that boot a guest)"
 tail -n +1 -f --pid="$vm_pid" "$vm_log" | record
 wait "$vm_pid"

@@ -7,7 +7,6 @@
 # pass 6 hits and 18 evicting installs, a curve that is 0 below 6, 6/24
 # from 6 to 17 and 1 (but the first pass) from 18, and the offline replay
 # agrees.
-# vm-also: cloud
 set -euo pipefail
 # shellcheck source=tests/lib/guest_bhtune.sh
 . "$REPO/tests/lib/guest_bhtune.sh"

@@ -2,7 +2,6 @@
 # bhscope sweep over bhtune's lru_size (8, 16, 32) x tasks (1, 2) with the
 # metadata workload on a brd ext4: one record per cell with the LRU size it
 # ran under, the seeds-shaped table, and lru_size put back afterwards.
-# vm-also: cloud
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
 . "$REPO/tests/lib/guest.sh"

@@ -11,7 +11,7 @@
 # (vm-timeout: a TCG guest can crawl for minutes after a compaction, most
 # under a busy host: such a stretch delays the test instead of failing it)
 # vm-timeout: 900
-# vm-also: full cloud
+# vm-also: full
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
 bht_need

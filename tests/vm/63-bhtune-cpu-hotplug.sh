@@ -6,7 +6,7 @@
 # (vm-timeout: it follows 62, whose compactions can leave the TCG guest
 # crawling for minutes)
 # vm-timeout: 600
-# vm-also: full cloud
+# vm-also: full
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
 bht_need

@@ -12,7 +12,6 @@
 # is intact and, with the block device kept open, umount + flushbufs frees
 # every buffer.
 # vm-timeout: 600
-# vm-also: cloud
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
 # shellcheck source=tests/lib/bpftrace.sh

@@ -12,7 +12,6 @@
 # itself, not only against what bhtune's tracepoint says: a kprobe on
 # __filemap_get_folio counts the lookups that went to the page cache, which
 # must be every lookup at lru_size=0 and exactly the misses at 16.
-# vm-also: cloud
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
 # shellcheck source=tests/lib/guest_lru.sh

@@ -4,7 +4,6 @@
 # line and change nothing. A sweep killed with SIGKILL leaves the values
 # it found in /run/bhscope-tune/bhtune.state: `tune reset` then puts those back
 # (not bhtune's own reset), and so does the next sweep, before its cells.
-# vm-also: cloud
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
 bht_need
