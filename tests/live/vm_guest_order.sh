@@ -49,10 +49,22 @@ no_guests_no_output() {
 	[[ -z $(order 2) ]]
 }
 
+# durations.seed, the order of a run with no times of its own (a fresh
+# clone), has a time for each guest make check boots, and none for a
+# guest it does not: one left out would count 0 s and start last.
+seed_times_every_default_guest() {
+	local guests seeded
+	guests=$(sed -n 's/^VM_DEFAULT_GUESTS="\(.*\)"$/\1/p' tests/vm/harness/vmcheck.sh |
+		tr ' ' '\n' | sort)
+	seeded=$(awk 'NF == 2 && $2 > 0 {print $1}' tests/vm/harness/durations.seed | sort)
+	[[ -n $guests && $guests == "$seeded" ]]
+}
+
 check beats_longest_first beats_longest_first
 check keeps_longest_first_on_a_tie keeps_longest_first_on_a_tie
 check one_slot_keeps_the_order one_slot_keeps_the_order
 check untimed_stays_last_behind_the_best_order untimed_stays_last_behind_the_best_order
 check many_guests_longest_first many_guests_longest_first
 check no_guests_no_output no_guests_no_output
+check seed_times_every_default_guest seed_times_every_default_guest
 finish

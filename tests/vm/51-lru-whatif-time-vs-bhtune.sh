@@ -16,8 +16,9 @@
 #
 # Each size runs twice, and a third time when two runs of any size differ
 # by more than 8 ns a lookup; its lookup time is the median of its runs
-# (a run can meet a jbd2 commit holding a lock the lookups wait for). It needs a guest clock that counts instructions
-# (make check's 6.1+icount and 6.12+icount guests): under real time a
+# (a run can meet a jbd2 commit holding a lock the lookups wait for). It
+# needs a guest clock that counts instructions (make check's 6.1+icount
+# and 6.12+icount guests): under real time a
 # TCG guest's lookups take a 20 us hiccup now and then, and the slope of
 # a few ns a slot drowns in them.
 # vm-only: icount

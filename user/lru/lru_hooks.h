@@ -57,10 +57,10 @@ enum lru_figure_id {
 extern const char *const lru_figure_names[LRU_NR_FIGURES];
 extern const char *const lru_figure_keys[LRU_NR_FIGURES];
 
-/* What a session is asked for. */
 /* The what-if's timing where none is asked for: one lookup in 64 per CPU. */
 #define LRU_TIMING_EVERY_WHATIF	64
 
+/* What a session is asked for. */
 struct lru_load_opts {
 	uint32_t kdev;		/* count only this device; 0: all */
 	int whatif;		/* largest what-if size; 0: none */
