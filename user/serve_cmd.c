@@ -31,6 +31,7 @@ static const char serve_doc[] =
 	"  bhscope serve --listen none --textfile /var/lib/prometheus/node-exporter\n"
 	"  bhscope serve -d loop0 -d 8:16         # only these journals\n"
 	"  bhscope serve --config /etc/bhscope/serve.conf   # kill -HUP to reload\n"
+	"  bhscope serve --lru --lru-duty=2/60    # lookups 2 s a minute, hits always\n"
 	"  curl -s http://127.0.0.1:9747/metrics | grep bhscope_jbd2_transactions";
 
 enum {
@@ -41,6 +42,7 @@ enum {
 	OPT_PROBES,
 	OPT_LRU_TIMING,
 	OPT_LRU_WHATIF,
+	OPT_LRU_DUTY,
 };
 
 static const struct argp_option serve_options[] = {
@@ -70,6 +72,11 @@ static const struct argp_option serve_options[] = {
 	  "Keep a ghost list for LRU sizes up to N and export each power of "
 	  "two up to N, the LRU's size and N: the hits such an LRU would "
 	  "give and the lookup time it would take (with --lru-timing)", 0 },
+	{ "lru-duty", OPT_LRU_DUTY, "WINDOW/PERIOD", OPTION_ARG_OPTIONAL,
+	  "Attach the LRU lookup probes for WINDOW seconds in every PERIOD "
+	  "(default " SERVE_LRU_DUTY_DEFAULT ", the first at once) and export "
+	  "each window's figures as bhscope_lru_window_* gauges; the hits-only "
+	  "tracepoint counts throughout", 0 },
 	{ "bpf-stats", OPT_BPF_STATS, NULL, 0,
 	  "Turn on the kernel's BPF run-time statistics while serving (every "
 	  "BPF program then pays ~20 ns a run; needs CAP_SYS_ADMIN), for the "
@@ -113,6 +120,12 @@ static error_t serve_parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid --lru-whatif '%s': want 1 to %d",
 				   arg, BHSCOPE_LRU_DEPTH_MAX);
 		return 0;
+	case OPT_LRU_DUTY:
+		if (cli_parse_duty(arg ? arg : SERVE_LRU_DUTY_DEFAULT,
+				   &a->lru_window_ms, &a->lru_period_ms))
+			argp_error(state, "invalid --lru-duty '%s': want WINDOW/PERIOD in seconds, the window shorter (%s)",
+				   arg, SERVE_LRU_DUTY_DEFAULT);
+		return 0;
 	case OPT_BPF_STATS:
 		a->bpf_stats = true;
 		return 0;
@@ -133,7 +146,14 @@ static error_t serve_parse_opt(int key, char *arg, struct argp_state *state)
 		k = "device";
 		break;
 	case ARGP_KEY_ARG:
+		if (a->lru_window_ms && strchr(arg, '/'))
+			argp_error(state, "unexpected argument '%s' (an optional value is joined: --lru-duty=%s)",
+				   arg, arg);
 		argp_error(state, "unexpected argument '%s'", arg);
+		return 0;
+	case ARGP_KEY_END:
+		if (a->lru_window_ms && a->want_jbd2 && !a->want_lru)
+			argp_error(state, "--lru-duty needs the LRU source: add --lru");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;

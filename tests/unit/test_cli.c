@@ -74,6 +74,32 @@ static void bad_intervals_are_refused(void **state)
 	assert_float_equal(v, 2.0, 0);
 }
 
+static void duty_cycles_parse_to_ms(void **state)
+{
+	unsigned int w = 7, p = 7;
+
+	(void)state;
+	assert_int_equal(cli_parse_duty("2/60", &w, &p), 0);
+	assert_int_equal(w, 2000);
+	assert_int_equal(p, 60000);
+	assert_int_equal(cli_parse_duty("0.25/7.5", &w, &p), 0);
+	assert_int_equal(w, 250);
+	assert_int_equal(p, 7500);
+	w = p = 7;
+	assert_int_not_equal(cli_parse_duty("60/60", &w, &p), 0);
+	assert_int_not_equal(cli_parse_duty("61/60", &w, &p), 0);
+	assert_int_not_equal(cli_parse_duty("2", &w, &p), 0);
+	assert_int_not_equal(cli_parse_duty("2/", &w, &p), 0);
+	assert_int_not_equal(cli_parse_duty("/60", &w, &p), 0);
+	assert_int_not_equal(cli_parse_duty("0/60", &w, &p), 0);
+	assert_int_not_equal(cli_parse_duty("2/60/3", &w, &p), 0);
+	assert_int_not_equal(cli_parse_duty("2/1e9", &w, &p), 0);
+	assert_int_not_equal(cli_parse_duty("x/60", &w, &p), 0);
+	/* a refused cycle leaves the values alone */
+	assert_int_equal(w, 7);
+	assert_int_equal(p, 7);
+}
+
 static void bad_counts_are_refused(void **state)
 {
 	long v;
@@ -152,6 +178,7 @@ int main(void)
 		cmocka_unit_test(defaults_are_one_second_forever),
 		cmocka_unit_test(flags_and_positionals_are_read),
 		cmocka_unit_test(bad_intervals_are_refused),
+		cmocka_unit_test(duty_cycles_parse_to_ms),
 		cmocka_unit_test(bad_counts_are_refused),
 		cmocka_unit_test(a_third_positional_is_an_error),
 		cmocka_unit_test(device_numbers_and_names_resolve),

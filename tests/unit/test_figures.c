@@ -347,6 +347,83 @@ static void contrib_names_families_serve_exports(void **state)
 	lru_snapshot_free(&snap);
 }
 
+/* serve --lru-duty's families for last (the text, to free). */
+static char *window_exposition(const struct serve_lru_window_last *last)
+{
+	struct serve_lru_window_view w = {
+		.window_ms = 2000, .period_ms = 60000, .last = last,
+	};
+	struct serve_lru_row row = { .s = &last->snap.devs[0].total };
+	struct prom_buf out = {};
+
+	prom_labels_add(&row.ls, "device", "loop0");
+	serve_lru_write_window(&out, &w, &row, last->snap.nr_devs ? 1 : 0);
+	assert_false(out.oom);
+	assert_non_null(out.data);
+	return out.data;
+}
+
+/*
+ * A window's figures are the continuous ones as gauges of their own: each
+ * counter of serve_lru_write() is there as bhscope_lru_window_X with the
+ * same value, and no continuous family is.
+ */
+static void window_families_mirror_the_continuous_ones(void **state)
+{
+	struct serve_lru_window_last last = {
+		.complete = 3, .failed = 1, .seconds = 2.01, .end_time = 1e9,
+	};
+	char *lru, *win, *line, *save, name[160], want[256];
+	int mirrored = 0;
+
+	(void)state;
+	lru_snapshot_of(&last.snap);
+	last.snap.hooks = hooks_in(LRU_MODE_FENTRY);
+	last.snap.lru_size = 16;
+	lru = lru_exposition(&last.snap.hooks, &last.snap);
+	win = window_exposition(&last);
+	for (line = strtok_r(lru, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		const char *rest = line + strlen("bhscope_lru_");
+		const char *end = strstr(line, "_total");
+
+		if (line[0] == '#' || !end || strncmp(line, "bhscope_lru_", 12))
+			continue;
+		snprintf(name, sizeof(name), "bhscope_lru_window_%.*s%s",
+			 (int)(end - rest), rest, end + strlen("_total"));
+		if (!strstr(win, name))
+			fail_msg("%s has no window sample %s", line, name);
+		snprintf(want, sizeof(want), "# TYPE bhscope_lru_window_%.*s gauge",
+			 (int)(end - rest), rest);
+		assert_non_null(strstr(win, want));
+		mirrored++;
+	}
+	assert_true(mirrored >= 10);
+	assert_non_null(strstr(win, "bhscope_lru_window_hits{device=\"loop0\"} 10\n"));
+	assert_non_null(strstr(win, "bhscope_lru_windows_total{result=\"complete\"} 3\n"));
+	assert_non_null(strstr(win, "bhscope_lru_windows_total{result=\"failed\"} 1\n"));
+	assert_non_null(strstr(win, "mode=\"fentry\",hook=\"fentry:x\",why=\"\"} 1\n"));
+	assert_non_null(strstr(win, "bhscope_lru_window_seconds 2.01\n"));
+	/* no continuous family: only the windows' count is a counter */
+	for (line = strstr(win, "# TYPE "); line; line = strstr(line + 1, "# TYPE "))
+		if (strncmp(line, "# TYPE bhscope_lru_window", 24))
+			fail_msg("not a window family: %.60s", line);
+	assert_null(strstr(win, "_total{device"));
+	free(win);
+	free(lru);
+
+	/* before the first window: why the last one failed, no figure */
+	lru_snapshot_free(&last.snap);
+	last = (struct serve_lru_window_last){ .failed = 2 };
+	snprintf(last.why, sizeof(last.why), "fentry: refused");
+	win = window_exposition(&last);
+	assert_non_null(strstr(win, "mode=\"\",hook=\"\",why=\"fentry: refused\"} 1\n"));
+	assert_non_null(strstr(win, "bhscope_lru_windows_total{result=\"complete\"} 0\n"));
+	assert_null(strstr(win, "bhscope_lru_window_hits"));
+	assert_null(strstr(win, "bhscope_lru_window_seconds"));
+	free(win);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +433,7 @@ int main(void)
 		cmocka_unit_test(unsynced_is_unsynced_everywhere),
 		cmocka_unit_test(jbd2_groups_unavailable_export_nothing),
 		cmocka_unit_test(contrib_names_families_serve_exports),
+		cmocka_unit_test(window_families_mirror_the_continuous_ones),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

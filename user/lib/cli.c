@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,25 @@ int cli_parse_interval(const char *s, double *out)
 	    v > 86400)
 		return -EINVAL;
 	*out = v;
+	return 0;
+}
+
+int cli_parse_duty(const char *s, unsigned int *window_ms,
+		   unsigned int *period_ms)
+{
+	const char *slash = strchr(s, '/');
+	double window, period;
+	char w[32];
+
+	if (!slash || slash - s >= (long)sizeof(w))
+		return -EINVAL;
+	snprintf(w, sizeof(w), "%.*s", (int)(slash - s), s);
+	if (cli_parse_interval(w, &window) ||
+	    cli_parse_interval(slash + 1, &period) ||
+	    llround(window * 1e3) >= llround(period * 1e3))
+		return -EINVAL;
+	*window_ms = (unsigned int)llround(window * 1e3);
+	*period_ms = (unsigned int)llround(period * 1e3);
 	return 0;
 }
 

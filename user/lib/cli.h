@@ -41,6 +41,14 @@ void cli_common_init(struct cli_common *c);
 /* Parses "1", "0.5": > 0 and <= 1 day. Returns 0 or -EINVAL. */
 int cli_parse_interval(const char *s, double *out);
 
+/*
+ * Parses a duty cycle "WINDOW/PERIOD" in seconds ("2/60", "0.5/10"): each
+ * as an interval, in whole ms, the window shorter than the period.
+ * Returns 0 or -EINVAL.
+ */
+int cli_parse_duty(const char *s, unsigned int *window_ms,
+		   unsigned int *period_ms);
+
 /* Parses a positive count. Returns 0 or -EINVAL. */
 int cli_parse_count(const char *s, long *out);
 

@@ -952,22 +952,19 @@ static int try_tracepoint(struct lru_session *s, const struct lru_load_opts *o,
 	return 0;
 }
 
-/* One line: why every mode that was tried failed. */
 static void print_failure(const struct lru_session *s)
 {
-	char line[LRU_NR_MODES * (sizeof(s->hooks.tried[0]) + 16)] = "";
-	size_t n = 0;
+	char line[LRU_NR_MODES * (sizeof(s->hooks.tried[0]) + 16)];
 
-	for (int m = LRU_MODE_BHTUNE; m < LRU_NR_MODES; m++)
-		if (s->hooks.tried[m][0])
-			n += snprintf(line + n, sizeof(line) - n, " %s: %s;",
-				      lru_mode_names[m], s->hooks.tried[m]);
-	errmsg("cannot trace the buffer-head LRU:%s run 'bhscope lru --probes' for details",
+	lru_hooks_why_none(&s->hooks, line, sizeof(line));
+	errmsg("cannot trace the buffer-head LRU: %s; run 'bhscope lru --probes' for details",
 	       line);
 }
 
 static bool wanted(const struct lru_load_opts *o, enum lru_mode m)
 {
+	if (m == LRU_MODE_TRACEPOINT && o->lookups_only)
+		return false;
 	return o->mode == LRU_MODE_AUTO || o->mode == m;
 }
 
@@ -1074,7 +1071,8 @@ int lru_session_open(struct lru_session *s, const struct lru_load_opts *o)
 	}
 	err = -ENOENT;
 fail:
-	print_failure(s);
+	if (!o->quiet)
+		print_failure(s);
 	return err;
 }
 

@@ -290,3 +290,15 @@ struct json_object *lru_hooks_json(const struct lru_hooks *h, bool loaded)
 	json_object_object_add(o, "figures", figs);
 	return o;
 }
+
+void lru_hooks_why_none(const struct lru_hooks *h, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (int m = LRU_MODE_BHTUNE; m < LRU_NR_MODES && n < len; m++)
+		if (h->tried[m][0])
+			n += snprintf(buf + n, len - n, "%s%s: %s",
+				      n ? "; " : "", lru_mode_names[m],
+				      h->tried[m]);
+}

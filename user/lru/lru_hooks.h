@@ -68,6 +68,8 @@ struct lru_load_opts {
 	uint32_t trace_bytes;	/* its size: a power of 2, >= a page */
 	enum lru_mode mode;	/* LRU_MODE_AUTO: the best that works */
 	uint32_t time_every;	/* --timing: time one lookup in N; 0: none */
+	bool lookups_only;	/* auto never falls back to the tracepoint */
+	bool quiet;		/* a failure prints nothing: the caller says it */
 };
 
 struct lru_hooks {
@@ -129,6 +131,9 @@ void lru_hooks_time_windows(struct lru_hooks *h, uint32_t sample,
 
 /* block:block_touch_buffer alone: hits, and the LRU size from BTF. */
 void lru_hooks_tracepoint(struct lru_hooks *h, const struct lru_load_opts *o);
+
+/* "MODE: why; MODE: why" for each mode tried in vain: why none works. */
+void lru_hooks_why_none(const struct lru_hooks *h, char *buf, size_t len);
 
 /*
  * `bhscope lru --probes`: which hook each figure comes from on this

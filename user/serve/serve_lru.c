@@ -6,6 +6,7 @@
 #include "lru/lru_table.h"
 #include "lru/lru_time.h"
 #include "serve/serve_lru.h"
+#include "serve/serve_lru_window.h"
 
 static enum prom_type prom_type_of(const struct figure *f)
 {
@@ -24,17 +25,25 @@ static void family(struct prom_buf *out, const struct figure *f,
 	*last = f->prom;
 }
 
-static void sample(struct prom_buf *out, const struct figure *f,
-		   const struct prom_labels *ls, double v)
+/* A sample of figure f, named name (f's family, or its window's). */
+static void sample_as(struct prom_buf *out, const char *name,
+		      const struct figure *f, const struct prom_labels *ls,
+		      double v)
 {
 	struct prom_labels l = ls ? *ls : (struct prom_labels){};
 
 	if (f->prom_label)
 		prom_labels_add(&l, f->prom_label, f->prom_value);
 	if (f->kind == FIGURE_COUNT || f->kind == FIGURE_FLAG)
-		prom_sample_u64(out, f->prom, &l, (uint64_t)v);
+		prom_sample_u64(out, name, &l, (uint64_t)v);
 	else
-		prom_sample(out, f->prom, &l, v);
+		prom_sample(out, name, &l, v);
+}
+
+static void sample(struct prom_buf *out, const struct figure *f,
+		   const struct prom_labels *ls, double v)
+{
+	sample_as(out, f->prom, f, ls, v);
 }
 
 /*
@@ -226,11 +235,35 @@ static void size_labels(struct prom_labels *ls, const struct prom_labels *row,
 	prom_labels_add(ls, "size", buf);
 }
 
-static void write_whatif_hits(struct prom_buf *out, const int *sizes, int n,
+/* The what-if's families: continuous, or the last --lru-duty window's. */
+struct whatif_names {
+	const char *info, *hits, *seconds, *saved;
+	enum prom_type hits_type;
+	const char *scope;	/* how far back their figures go */
+};
+
+static const struct whatif_names whatif_names[2] = {
+	{ "bhscope_lru_whatif_info", "bhscope_lru_whatif_hits_total",
+	  "bhscope_lru_whatif_lookup_seconds",
+	  "bhscope_lru_whatif_lookup_saved_seconds", PROM_COUNTER,
+	  "since the start" },
+	{ "bhscope_lru_window_whatif_info", "bhscope_lru_window_whatif_hits",
+	  "bhscope_lru_window_whatif_lookup_seconds",
+	  "bhscope_lru_window_whatif_lookup_saved_seconds", PROM_GAUGE,
+	  "in the last complete --lru-duty window" },
+};
+
+static void write_whatif_hits(struct prom_buf *out,
+			      const struct whatif_names *nm,
+			      const int *sizes, int n,
 			      const struct serve_lru_row *rows, int nr)
 {
-	prom_family(out, "bhscope_lru_whatif_hits_total", PROM_COUNTER,
-		    "Lookups an LRU of size slots would have hit: stack distance below size, from the hit slots up to the LRU's size and from the ghost list above it (exactness there: bhscope_lru_whatif_info).");
+	char help[320];
+
+	snprintf(help, sizeof(help),
+		 "Lookups an LRU of size slots would have hit %s: stack distance below size, from the hit slots up to the LRU's size and from the ghost list above it (exactness there: %s).",
+		 nm->scope, nm->info);
+	prom_family(out, nm->hits, nm->hits_type, help);
 	for (int r = 0; r < nr; r++) {
 		uint64_t hits = 0;
 		int d = 0;
@@ -243,29 +276,31 @@ static void write_whatif_hits(struct prom_buf *out, const int *sizes, int n,
 				hits += rows[r].s->dist[d];
 			size_labels(&ls, &rows[r].ls, size, sizeof(size),
 				    sizes[i]);
-			prom_sample_u64(out, "bhscope_lru_whatif_hits_total",
-					&ls, hits);
+			prom_sample_u64(out, nm->hits, &ls, hits);
 		}
 	}
 }
 
 /* Each row's predicted seconds a lookup at every size, and the saving. */
 static void write_whatif_times(struct prom_buf *out,
+			       const struct whatif_names *nm,
 			       const struct serve_lru_whatif *w,
 			       const int *sizes, int n,
 			       const struct serve_lru_row *rows, int nr)
 {
 	int top = sizes[n - 1] > w->lru_size ? sizes[n - 1] : w->lru_size;
 	struct lru_time_point p[BHSCOPE_LRU_DEPTH_MAX];
-	static const char *const name[2] = {
-		"bhscope_lru_whatif_lookup_seconds",
-		"bhscope_lru_whatif_lookup_saved_seconds",
-	};
+	const char *name[2] = { nm->seconds, nm->saved };
+	char help[320];
 
-	prom_family(out, name[0], PROM_GAUGE,
-		    "Predicted mean time of a lookup since the start had the LRU size slots: each outcome at that size costed from the lookups timed (bhscope_lru_lookup_seconds).");
-	prom_family(out, name[1], PROM_GAUGE,
-		    "Predicted time a lookup saves at size slots against the LRU's size (negative: it costs more); above the LRU's size at most, as bhscope lru --whatif says.");
+	snprintf(help, sizeof(help),
+		 "Predicted mean time of a lookup %s had the LRU size slots: each outcome at that size costed from the lookups timed.",
+		 nm->scope);
+	prom_family(out, name[0], PROM_GAUGE, help);
+	snprintf(help, sizeof(help),
+		 "Predicted time a lookup saves %s at size slots against the LRU's size (negative: it costs more); above the LRU's size at most, as bhscope lru --whatif says.",
+		 nm->scope);
+	prom_family(out, name[1], PROM_GAUGE, help);
 	for (int r = 0; r < nr; r++) {
 		double base;
 
@@ -290,6 +325,7 @@ void serve_lru_write_whatif(struct prom_buf *out,
 			    const struct serve_lru_whatif *w,
 			    const struct serve_lru_row *rows, int nr)
 {
+	const struct whatif_names *nm = &whatif_names[w->window];
 	int sizes[BHSCOPE_LRU_DEPTH_MAX], n;
 	struct prom_labels info = {};
 	char max[16];
@@ -299,12 +335,107 @@ void serve_lru_write_whatif(struct prom_buf *out,
 		return;
 	n = whatif_sizes(w->lru_size, w->max_size, sizes);
 	snprintf(max, sizeof(max), "%d", w->max_size);
-	prom_family(out, "bhscope_lru_whatif_info", PROM_GAUGE,
+	prom_family(out, nm->info, PROM_GAUGE,
 		    "The LRU what-if's reach: sizes up to max_size; above the LRU's size its hits are exact, a lower bound, or approximate (bhscope lru --whatif says why).");
 	prom_labels_add(&info, "max_size", max);
 	prom_labels_add(&info, "above", w->above);
-	prom_sample(out, "bhscope_lru_whatif_info", &info, 1);
-	write_whatif_hits(out, sizes, n, rows, nr);
+	prom_sample(out, nm->info, &info, 1);
+	write_whatif_hits(out, nm, sizes, n, rows, nr);
 	if (w->costs && w->costs->samples)
-		write_whatif_times(out, w, sizes, n, rows, nr);
+		write_whatif_times(out, nm, w, sizes, n, rows, nr);
+}
+
+/* A window's family: bhscope_lru_X_total -> bhscope_lru_window_X. */
+static void window_name(char *buf, size_t len, const char *prom)
+{
+	const char *rest = prom + strlen("bhscope_lru_");
+	size_t n = strlen(rest);
+
+	if (n > 6 && !strcmp(rest + n - 6, "_total"))
+		n -= 6;
+	snprintf(buf, len, "bhscope_lru_window_%.*s", (int)n, rest);
+}
+
+static void write_window_info(struct prom_buf *out,
+			      const struct serve_lru_window_view *w)
+{
+	const struct serve_lru_window_last *l = w->last;
+	const struct lru_hooks *h = &l->snap.hooks;
+	char window[16], period[16];
+	struct prom_labels ls = {};
+
+	snprintf(window, sizeof(window), "%g", w->window_ms / 1e3);
+	snprintf(period, sizeof(period), "%g", w->period_ms / 1e3);
+	prom_family(out, "bhscope_lru_window_info", PROM_GAUGE,
+		    "--lru-duty: the lookup probes attach for window_seconds every period_seconds (the first at the start); the bhscope_lru_window_* families are the last complete window's, by its mode and hook (empty before the first); why says why the last window failed, empty if it held.");
+	prom_labels_add(&ls, "window_seconds", window);
+	prom_labels_add(&ls, "period_seconds", period);
+	prom_labels_add(&ls, "mode", l->complete ? lru_mode_names[h->mode] : "");
+	prom_labels_add(&ls, "hook", l->complete ? h->hook : "");
+	prom_labels_add(&ls, "why", l->why);
+	prom_sample(out, "bhscope_lru_window_info", &ls, 1);
+	prom_family(out, "bhscope_lru_windows_total", PROM_COUNTER,
+		    "--lru-duty windows since the start: complete (read whole) or failed (the hooks could not attach, or the lookup changed owner during it).");
+	ls = (struct prom_labels){};
+	prom_labels_add(&ls, "result", "complete");
+	prom_sample_u64(out, "bhscope_lru_windows_total", &ls, l->complete);
+	ls = (struct prom_labels){};
+	prom_labels_add(&ls, "result", "failed");
+	prom_sample_u64(out, "bhscope_lru_windows_total", &ls, l->failed);
+	if (!l->complete)
+		return;
+	prom_family(out, "bhscope_lru_window_seconds", PROM_GAUGE,
+		    "The last complete window's length, from its probes' attach to its read.");
+	prom_sample(out, "bhscope_lru_window_seconds", NULL, l->seconds);
+	prom_family(out, "bhscope_lru_window_end_timestamp_seconds", PROM_GAUGE,
+		    "When the last complete window was read, in seconds since the epoch.");
+	prom_sample(out, "bhscope_lru_window_end_timestamp_seconds", NULL,
+		    l->end_time);
+}
+
+void serve_lru_write_window(struct prom_buf *out,
+			    const struct serve_lru_window_view *w,
+			    const struct serve_lru_row *rows, int nr)
+{
+	const struct lru_snapshot *snap = &w->last->snap;
+	const struct lru_hooks *h = &snap->hooks;
+	struct lru_cpu_counters c = {};
+	struct lru_dev_stats total;
+	struct lru_table_in in = {
+		.c = &c, .snap = snap, .total = &total,
+		.by_entries = h->mode == LRU_MODE_KPROBE,
+		.lru_size = snap->lru_size,
+	};
+	char name[96], last[96] = "", help[512];
+
+	write_window_info(out, w);
+	if (!w->last->complete || !snap->counters)
+		return;
+	lru_snapshot_total(snap, &total);
+	lru_snapshot_counters_total(snap, &c);
+	for (size_t i = 0; i < lru_table_len; i++) {
+		const struct figure *f = &lru_table[i];
+
+		/* hit slots: the window's what-if has their curve */
+		if (!f->prom || f->prom_type == FIGURE_PROM_HISTOGRAM ||
+		    !lru_table_available(f, h, 0))
+			continue;
+		window_name(name, sizeof(name), f->prom);
+		if (strcmp(name, last)) {
+			snprintf(help, sizeof(help),
+				 "In the last complete --lru-duty window: %s",
+				 f->help);
+			prom_family(out, name, PROM_GAUGE, help);
+			snprintf(last, sizeof(last), "%s", name);
+		}
+		if (f->from != LRU_FROM_DEV) {
+			sample_as(out, name, f, NULL, lru_table_value(f, &in));
+			continue;
+		}
+		for (int r = 0; r < nr; r++) {
+			in.s = rows[r].s;
+			sample_as(out, name, f, &rows[r].ls,
+				  lru_table_value(f, &in));
+		}
+	}
 }

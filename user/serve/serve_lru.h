@@ -12,6 +12,7 @@
 #include "lru/lru_time.h"
 #include "lru/lru_snapshot.h"
 #include "serve/serve.h"
+#include "serve/serve_lru_window.h"
 
 /* One exported series set: a device, or a device on one CPU. */
 struct serve_lru_row {
@@ -48,6 +49,7 @@ struct serve_lru_whatif {
 	int max_size;			/* --lru-whatif N */
 	const char *above;		/* lru_curve_above_exactness() */
 	const struct lru_costs *costs;	/* NULL or none timed: no times */
+	bool window;			/* the last --lru-duty window's */
 };
 
 /*
@@ -55,9 +57,27 @@ struct serve_lru_whatif {
  * two up to max_size, the LRU's size and max_size) the hits that size
  * would have given (bhscope_lru_whatif_hits_total) and, from the costs,
  * the predicted seconds a lookup and the saving against the LRU's size.
+ * With window, the same as gauges named bhscope_lru_window_whatif_*.
  */
 void serve_lru_write_whatif(struct prom_buf *out,
 			    const struct serve_lru_whatif *w,
+			    const struct serve_lru_row *rows, int nr);
+
+/* --lru-duty: its windows' length and period, and the last window. */
+struct serve_lru_window_view {
+	unsigned int window_ms, period_ms;
+	const struct serve_lru_window_last *last;
+};
+
+/*
+ * bhscope_lru_window_info and bhscope_lru_windows_total; once a window
+ * held, its length and end, and per row (a device of the last window's
+ * snapshot) each figure of lru_table its hooks have, as a gauge named
+ * bhscope_lru_window_X for the continuous bhscope_lru_X_total: a window's
+ * figures never mix with the continuous counters.
+ */
+void serve_lru_write_window(struct prom_buf *out,
+			    const struct serve_lru_window_view *w,
 			    const struct serve_lru_row *rows, int nr);
 
 #endif /* BHSCOPE_SERVE_LRU_H */

@@ -21,6 +21,7 @@
 #include "lru/lru_curve.h"
 #include "lru/lru_session.h"
 #include "serve/serve_lru.h"
+#include "serve/serve_lru_window.h"
 #include "serve/serve_sources.h"
 
 struct lru_priv {
@@ -28,15 +29,20 @@ struct lru_priv {
 	bool loaded;
 	unsigned int time_every;	/* --lru-timing */
 	unsigned int whatif;		/* --lru-whatif */
+	unsigned int window_ms, period_ms;	/* --lru-duty; 0: none */
+	struct serve_lru_window *window;
 };
 
 static struct lru_priv lru_priv;
 
-void serve_lru_configure(int every, unsigned int whatif)
+void serve_lru_configure(int every, unsigned int whatif,
+			 unsigned int window_ms, unsigned int period_ms)
 {
 	lru_priv.time_every = every >= 0 ? (unsigned int)every :
 			      whatif ? LRU_TIMING_EVERY_WHATIF : 0;
 	lru_priv.whatif = whatif;
+	lru_priv.window_ms = window_ms;
+	lru_priv.period_ms = period_ms;
 }
 
 /*
@@ -104,10 +110,12 @@ static int lru_start(struct serve_source *src, int nr_cpus)
 		.mode = LRU_MODE_AUTO, .time_every = p->time_every,
 		.whatif = (int)p->whatif,
 	};
+	struct lru_load_opts hits = { .mode = LRU_MODE_TRACEPOINT };
 	int err;
 
 	(void)nr_cpus;
-	err = lru_session_open(&p->sess, &o);
+	/* --lru-duty: the hits throughout, the rest in its windows */
+	err = lru_session_open(&p->sess, p->window_ms ? &hits : &o);
 	describe(src, &p->sess);
 	src->nr_maps = 0;
 	/*
@@ -118,6 +126,15 @@ static int lru_start(struct serve_source *src, int nr_cpus)
 	if (err)
 		return err == -EAGAIN || err == -EBUSY ? -ENOENT :
 		       err == -ENOENT ? -EOPNOTSUPP : err;
+	if (p->window_ms) {
+		p->window = serve_lru_window_start(&o, p->window_ms,
+						   p->period_ms);
+		if (!p->window) {
+			err = -errno;
+			lru_session_close(&p->sess);
+			return err;
+		}
+	}
 	p->loaded = true;
 	src->maps[src->nr_maps++] = (struct serve_map){
 		.name = "dev_stats",
@@ -131,6 +148,8 @@ static void lru_stop(struct serve_source *src)
 {
 	struct lru_priv *p = src->priv;
 
+	serve_lru_window_stop(p->window);
+	p->window = NULL;
 	if (p->loaded)
 		lru_session_close(&p->sess);
 	p->loaded = false;
@@ -218,10 +237,12 @@ out:
  * --lru-whatif: per selected device (never per CPU: a fleet ranks hosts),
  * its hits at each exported size and, once lookups were timed, each
  * size's predicted lookup time; the costs come from every device's
- * timings (a lookup costs the same whatever its disk).
+ * timings (a lookup costs the same whatever its disk). window: snap is
+ * the last --lru-duty window's.
  */
 static void write_whatif(struct prom_buf *out, const struct serve_view *v,
-			 const struct lru_snapshot *snap, int max_size)
+			 const struct lru_snapshot *snap, int max_size,
+			 bool window)
 {
 	struct serve_view dv = *v;
 	struct lru_cpu_counters c;
@@ -231,6 +252,7 @@ static void write_whatif(struct prom_buf *out, const struct serve_view *v,
 	char (*names)[SERVE_DEVNAME_LEN];
 	struct serve_lru_whatif w = {
 		.lru_size = snap->lru_size, .max_size = max_size,
+		.window = window,
 	};
 
 	if (!max_size || !lru_hooks_classify(&snap->hooks) ||
@@ -252,6 +274,37 @@ static void write_whatif(struct prom_buf *out, const struct serve_view *v,
 	}
 	serve_lru_write_whatif(out, &w, rows, build_rows(&dv, snap, rows, names));
 out:
+	free(rows);
+	free(names);
+}
+
+/* --lru-duty: the last window's families, per selected device. */
+static void write_window(struct prom_buf *out, const struct serve_view *v,
+			 struct lru_priv *p)
+{
+	const struct serve_lru_window_last *last =
+		serve_lru_window_lock(p->window);
+	struct serve_lru_window_view w = {
+		.window_ms = p->window_ms, .period_ms = p->period_ms,
+		.last = last,
+	};
+	char (*names)[SERVE_DEVNAME_LEN];
+	struct serve_lru_row *rows;
+	struct serve_view dv = *v;
+
+	rows = calloc(last->snap.nr_devs + 1, sizeof(*rows));
+	names = calloc(last->snap.nr_devs + 1, sizeof(*names));
+	if (!rows || !names) {
+		out->oom = true;
+		goto out;
+	}
+	dv.per_cpu = false;
+	serve_lru_write_window(out, &w, rows,
+			       build_rows(&dv, &last->snap, rows, names));
+	if (last->complete)
+		write_whatif(out, v, &last->snap, (int)p->whatif, true);
+out:
+	serve_lru_window_unlock(p->window);
 	free(rows);
 	free(names);
 }
@@ -279,7 +332,9 @@ static void lru_collect(struct serve_source *src, const struct serve_view *v,
 	nr = build_rows(&lv, &snap, rows, names);
 	serve_lru_write(out, &lv, &snap, rows, nr);
 	write_times(out, &lv, &snap);
-	write_whatif(out, &lv, &snap, (int)p->whatif);
+	write_whatif(out, &lv, &snap, (int)p->whatif, false);
+	if (p->window)
+		write_window(out, &lv, p);
 	goto out;
 oom:
 	out->oom = true;

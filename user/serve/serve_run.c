@@ -75,7 +75,7 @@ static void select_sources(const struct serve_opts *a)
 	bool all = !a->want_jbd2 && !a->want_lru;
 
 	serve_lru_configure(a->lru_timing_set ? (int)a->lru_timing : -1,
-			    a->lru_whatif);
+			    a->lru_whatif, a->lru_window_ms, a->lru_period_ms);
 	for (int i = 0; i < serve_nr_sources; i++) {
 		struct serve_source *src = serve_sources[i];
 

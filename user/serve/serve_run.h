@@ -12,6 +12,9 @@
 
 #include "serve/serve_config.h"
 
+/* --lru-duty without its WINDOW/PERIOD, in seconds. */
+#define SERVE_LRU_DUTY_DEFAULT	"2/60"
+
 /* What the command line asked for. */
 struct serve_opts {
 	const char *listen;		/* ADDR:PORT, or "none" */
@@ -23,6 +26,8 @@ struct serve_opts {
 	unsigned int lru_timing;	/* --lru-timing N: 1 lookup in N; 0 none */
 	bool lru_timing_set;		/* given: else --lru-whatif's default */
 	unsigned int lru_whatif;	/* --lru-whatif N: sizes up to N; 0 none */
+	unsigned int lru_window_ms;	/* --lru-duty: 0, or a window of ms */
+	unsigned int lru_period_ms;	/* in every period of ms */
 	bool bpf_stats;
 	bool probes;			/* print the probes and exit */
 };

@@ -13,9 +13,12 @@ extern struct serve_source serve_lru_source;
 /*
  * From its next start, the LRU source keeps a ghost list for what-if sizes
  * up to whatif (0: none) and times one lookup in every (0: none; -1, not
- * given: as bhscope lru, one in 64 with a what-if, else none).
+ * given: as bhscope lru, one in 64 with a what-if, else none). With
+ * window_ms (--lru-duty), it traces the hits alone throughout and the
+ * lookups for window_ms in every period_ms (serve_lru_window.h).
  */
-void serve_lru_configure(int every, unsigned int whatif);
+void serve_lru_configure(int every, unsigned int whatif,
+			 unsigned int window_ms, unsigned int period_ms);
 
 /* Why the program named prog (its C name) is not attached. */
 typedef const char *(*serve_probe_why_fn)(const char *prog, void *arg);

@@ -1,0 +1,104 @@
+#!/bin/bash
+# bhscope serve --lru-duty: the lookup probes attach for a window in every
+# period, the hits-only tracepoint counts throughout, and each window's
+# figures come out as bhscope_lru_window_* gauges, never as the
+# continuous counters.
+#
+# The load is the known answer of 31 (per pass, on one CPU: 8 lookups that
+# hit in slot 7 and 20 installed misses, in a fixed cyclic order), run in
+# batches for the whole test, so any window is a stretch of that cycle:
+# its hits all in slot 7 (the what-if at size 4 has none of them, at size
+# 8 all), no miss but installed ones, and hits within one pass of 8 in 28
+# of its lookups. Then: the windows come at the period, none fails, each
+# lasts about the window; the continuous families are the tracepoint's
+# and its hits grow between windows; and once serve exits, none of its
+# programs is left loaded.
+# vm-timeout: 240
+set -euo pipefail
+# shellcheck source=tests/lib/guest.sh
+. "$REPO/tests/lib/guest.sh"
+# shellcheck source=tests/lib/guest_lru.sh
+. "$REPO/tests/lib/guest_lru.sh"
+
+WINDOW=1 PERIOD=4 RUN=14
+pass() { echo "ok: $*"; }
+lru_need_tools
+lru_ext4 "$PWD/mnt"
+lru_known_dirs
+lru_known_passes 2
+
+# batches with a pause: a FIFO loop that never yields would starve CPU 1
+(while :; do lru_known_passes 20; sleep 0.05; done) &
+LRU_PIDS="$!"
+"$LRU_BHSCOPE" serve --lru --lru-duty=$WINDOW/$PERIOD --lru-whatif 16 \
+	-d $LRU_DEV -l none --textfile "$PWD" -i 1 2>serve.log &
+serve=$!
+LRU_PIDS+=" $serve"
+wait_until 30 $serve test -s bhscope.prom || fail "serve wrote no textfile: $(cat serve.log)"
+t0=$(date +%s.%N)
+# the textfile, rewritten every second by a rename: whole
+scrape() { cp bhscope.prom "$1"; }
+# value METRIC-WITH-LABELS FILE: the sample's value, or "none"
+value() {
+	awk -v m="$1" '$1 == m { print $2; f = 1 } END { if (!f) print "none" }' "$2"
+}
+
+sleep 2
+scrape first.prom
+sleep $((RUN - 2))
+scrape last.prom
+t1=$(date +%s.%N)
+kill -TERM $serve
+wait $serve || fail "serve exited $?: $(cat serve.log)"
+grep -E '^bhscope_lru_(window|mode|hits)' last.prom
+
+d='{device="'$LRU_DEV'"}'
+complete=$(value 'bhscope_lru_windows_total{result="complete"}' last.prom)
+failed=$(value 'bhscope_lru_windows_total{result="failed"}' last.prom)
+expect=$(awk -v a="$t0" -v b="$t1" -v p=$PERIOD 'BEGIN { print int((b - a) / p) }')
+echo "windows: $complete complete, $failed failed in $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s (period $PERIOD s: about $expect)"
+((failed == 0)) || fail "$failed windows failed: $(grep window_info last.prom)"
+((complete >= expect - 1 && complete <= expect + 2)) ||
+	fail "$complete windows in the run, not about $expect"
+secs=$(value bhscope_lru_window_seconds last.prom)
+awk -v s="$secs" -v w=$WINDOW 'BEGIN { exit !(s >= w && s <= w + 1) }' ||
+	fail "the last window lasted $secs s, not about $WINDOW"
+pass "windows every ${PERIOD} s, none failed, each about ${WINDOW} s"
+
+lookups=$(value "bhscope_lru_window_lookups$d" last.prom)
+hits=$(value "bhscope_lru_window_hits$d" last.prom)
+unsynced=$(value "bhscope_lru_window_unsynced_lookups$d" last.prom)
+inst=$(value 'bhscope_lru_window_misses{device="'$LRU_DEV'",outcome="installed"}' last.prom)
+notinst=$(value 'bhscope_lru_window_misses{device="'$LRU_DEV'",outcome="not_installed"}' last.prom)
+absent=$(value 'bhscope_lru_window_misses{device="'$LRU_DEV'",outcome="absent"}' last.prom)
+w4=$(value 'bhscope_lru_window_whatif_hits{device="'$LRU_DEV'",size="4"}' last.prom)
+w8=$(value 'bhscope_lru_window_whatif_hits{device="'$LRU_DEV'",size="8"}' last.prom)
+echo "last window: lookups $lookups, hits $hits, installed $inst, not installed $notinst, absent $absent, unsynced $unsynced; what-if hits at 4: $w4, at 8: $w8"
+((lookups >= 28)) || fail "the last window saw $lookups lookups"
+((notinst == 0 && absent == 0)) || fail "misses other than installed ones"
+((unsynced <= 2)) || fail "$unsynced lookups unsynced in a window"
+((hits + inst + unsynced == lookups)) || fail "hits + installed + unsynced != lookups"
+((w4 == 0 && w8 == hits)) || fail "hits not all in slot 7: what-if at 4 $w4, at 8 $w8, hits $hits"
+dev=$((28 * hits - 8 * lookups))
+((dev < 0)) && dev=$((-dev))
+((dev <= 8 * 28 + 28 * unsynced)) ||
+	fail "hits $hits of $lookups lookups: not within a pass of 8 in 28"
+pass "the last window holds the known answer: every hit in slot 7, within a pass of 8 in 28"
+
+mode=$(grep -o 'bhscope_lru_mode_info{mode="[a-z]*"' last.prom | cut -d'"' -f2)
+[[ $mode == tracepoint ]] || fail "the continuous families come from $mode, not the hits-only tracepoint"
+if grep -q '^bhscope_lru_lookups_total' last.prom; then
+	fail "a continuous lookups counter in duty mode: windows mixed with it"
+fi
+h0=$(value "bhscope_lru_hits_total$d" first.prom)
+h1=$(value "bhscope_lru_hits_total$d" last.prom)
+# 80 % of the run is outside the windows: the tracepoint counts there too
+((h1 - h0 > 2 * hits)) ||
+	fail "continuous hits grew by $((h1 - h0)) in $((RUN - 2)) s, a window alone has $hits"
+pass "continuous hits from the tracepoint throughout (+$((h1 - h0))), no continuous lookup counters"
+
+if command -v bpftool >/dev/null; then
+	left=$(bpftool prog show | grep -cE "name [a-z_]*(lookup|touch)" || true)
+	((left == 0)) || fail "$left LRU programs left loaded after serve exited"
+	pass "nothing left loaded after serve exited"
+fi
