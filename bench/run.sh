@@ -19,6 +19,8 @@
 # BENCH_REPS          interleaved repeats in the guest (default 7)
 # BENCH_LRU_MODES     the LRU part's modes, by name, separated by ';'
 #                     (default: every one; untraced always runs)
+# BENCH_LRU_SERIES    the LRU part's series, of "create;stat;duty" (default:
+#                     all; duty is serve --lru-duty's, about 12 min)
 # BENCH_PARTS         which parts, of "jbd2 lru soak trace simulate" (default:
 #                     all)
 # BENCH_ICOUNT        the LRU guest's -icount shift (default 0: its clock

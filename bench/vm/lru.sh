@@ -13,13 +13,14 @@ done
 for bin in bhscope bhbench bench-floor; do
 	[[ -x $REPO/build/$bin ]] || skip "$REPO/build/$bin is not built on the host (make)"
 done
-BENCH_SMOKE=0 BENCH_REPS='' BENCH_LRU_MODES=''
+BENCH_SMOKE=0 BENCH_REPS='' BENCH_LRU_MODES='' BENCH_LRU_SERIES=''
 # shellcheck source=/dev/null
 [[ -f $VM_OUT/bench.env ]] && . "$VM_OUT/bench.env"
 args=()
 [[ $BENCH_SMOKE == 1 ]] && args+=(--smoke)
 [[ -n $BENCH_REPS ]] && args+=(--reps "$BENCH_REPS")
 [[ -n $BENCH_LRU_MODES ]] && args+=(--modes "$BENCH_LRU_MODES")
+[[ -n $BENCH_LRU_SERIES ]] && args+=(--workloads "$BENCH_LRU_SERIES")
 
 # 512 MiB, 100000 inodes (the stat workload makes 20000 files), inode
 # tables and journal written now so no ext4lazyinit runs during the bench.

@@ -26,6 +26,14 @@ expect_error lru_whatif_too_big 64 "invalid --lru-whatif '257': want 1 to 256" \
 	"$BHSCOPE" serve --lru-whatif 257
 expect_error lru_timing_not_a_number 64 "invalid --lru-timing '8x'" \
 	"$BHSCOPE" serve --lru-timing 8x
+expect_error lru_duty_window_not_shorter 64 "invalid --lru-duty '60/60': want WINDOW/PERIOD" \
+	"$BHSCOPE" serve --lru-duty=60/60
+expect_error lru_duty_no_period 64 "invalid --lru-duty '2'" \
+	"$BHSCOPE" serve --lru-duty=2
+expect_error lru_duty_value_apart 64 "an optional value is joined: --lru-duty=2/60" \
+	"$BHSCOPE" serve --lru-duty 2/60
+expect_error lru_duty_without_lru 64 "--lru-duty needs the LRU source" \
+	"$BHSCOPE" serve --jbd2 --lru-duty
 expect_error extra_argument 64 "unexpected argument 'x'" "$BHSCOPE" serve x
 expect_error unknown_option 64 "" "$BHSCOPE" serve --no-such-option
 expect_error missing_config 1 "cannot read $tmp/none.conf" \
