@@ -106,8 +106,9 @@ static const struct argp_option meta_options[] = {
 	{ "xattr", OPT_XATTR, "BYTES", 0,
 	  "Give every file an extended attribute " XATTR_NAME " of BYTES, as "
 	  "the seed threads' large ACLs: more than an inode holds (ext4: "
-	  "about 100 bytes in a 256-byte inode) puts it in a block of its "
-	  "own, which create and remove then read and write", 0 },
+	  "about 100 bytes in a 256-byte inode) puts it in an attribute "
+	  "block, shared by files with the same attribute, which every "
+	  "create and remove then reads and writes", 0 },
 	{ 0 },
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,13 +72,27 @@ void lru_kernel_symbols_parse(FILE *kallsyms, struct lru_symbols *s)
 
 int lru_kernel_symbols(struct lru_symbols *s)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
+	/* vmlinux's symbols never change: one read per process */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static struct lru_symbols cache;
+	static bool cached;
+	FILE *f;
+	int err = 0;
 
-	if (!f)
-		return -errno;
-	lru_kernel_symbols_parse(f, s);
-	fclose(f);
-	return 0;
+	pthread_mutex_lock(&lock);
+	if (!cached) {
+		f = fopen("/proc/kallsyms", "r");
+		if (f) {
+			lru_kernel_symbols_parse(f, &cache);
+			fclose(f);
+			cached = true;
+		} else {
+			err = -errno;
+		}
+	}
+	*s = cache;
+	pthread_mutex_unlock(&lock);
+	return err;
 }
 
 static bool tracefs_file(const char *rel, char *path, size_t len)

@@ -32,7 +32,12 @@ struct lru_symbols {
 	bool partition_xcpus_add;	/* 6.12+: isolates CPUs at run time */
 };
 
-/* Reads /proc/kallsyms once. Returns 0 or a negative errno. */
+/*
+ * vmlinux's symbols, from /proc/kallsyms: read once per process (they
+ * cannot change while it runs; a module's are not read), so each of
+ * serve --lru-duty's windows reuses the first read. Returns 0 or a
+ * negative errno.
+ */
 int lru_kernel_symbols(struct lru_symbols *s);
 
 /* Same, from any kallsyms-format stream (unit tests). */
