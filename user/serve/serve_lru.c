@@ -174,6 +174,16 @@ static double group_sum_s(const struct lru_time_stats *t, int g)
 	return ns / 1e9;
 }
 
+/* window_seconds and period_seconds labels, from ms (text in w, p). */
+static void cycle_labels(struct prom_labels *ls, char (*w)[16], char (*p)[16],
+			 unsigned int window_ms, unsigned int period_ms)
+{
+	snprintf(*w, sizeof(*w), "%g", window_ms / 1e3);
+	snprintf(*p, sizeof(*p), "%g", period_ms / 1e3);
+	prom_labels_add(ls, "window_seconds", *w);
+	prom_labels_add(ls, "period_seconds", *p);
+}
+
 void serve_lru_write_times(struct prom_buf *out, const struct lru_hooks *h,
 			   const struct serve_lru_time_row *rows, int nr)
 {
@@ -203,13 +213,11 @@ void serve_lru_write_times(struct prom_buf *out, const struct lru_hooks *h,
 		}
 	}
 	snprintf(every, sizeof(every), "%u", h->time_sample);
-	snprintf(window, sizeof(window), "%g", h->time_window_ms / 1e3);
-	snprintf(period, sizeof(period), "%g", h->time_period_ms / 1e3);
 	prom_family(out, "bhscope_lru_lookup_timing_info", PROM_GAUGE,
 		    "The lookups' timing: one in every per CPU, in windows of window_seconds every period_seconds where those are not 0 (the first window at the start).");
 	prom_labels_add(&info, "every", every);
-	prom_labels_add(&info, "window_seconds", window);
-	prom_labels_add(&info, "period_seconds", period);
+	cycle_labels(&info, &window, &period, h->time_window_ms,
+		     h->time_period_ms);
 	prom_sample(out, "bhscope_lru_lookup_timing_info", &info, 1);
 }
 
@@ -364,12 +372,9 @@ static void write_window_info(struct prom_buf *out,
 	char window[16], period[16];
 	struct prom_labels ls = {};
 
-	snprintf(window, sizeof(window), "%g", w->window_ms / 1e3);
-	snprintf(period, sizeof(period), "%g", w->period_ms / 1e3);
 	prom_family(out, "bhscope_lru_window_info", PROM_GAUGE,
 		    "--lru-duty: the lookup probes attach for window_seconds every period_seconds (the first at the start); the bhscope_lru_window_* families are the last complete window's, by its mode and hook (empty before the first); why says why the last window failed, empty if it held.");
-	prom_labels_add(&ls, "window_seconds", window);
-	prom_labels_add(&ls, "period_seconds", period);
+	cycle_labels(&ls, &window, &period, w->window_ms, w->period_ms);
 	prom_labels_add(&ls, "mode", l->complete ? lru_mode_names[h->mode] : "");
 	prom_labels_add(&ls, "hook", l->complete ? h->hook : "");
 	prom_labels_add(&ls, "why", l->why);

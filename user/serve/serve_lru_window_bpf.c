@@ -1,40 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include "lib/clock.h"
 #include "lib/errmsg.h"
+#include "lib/worker.h"
 #include "lru/lru_session.h"
 #include "serve/serve_lru_window.h"
 
 struct serve_lru_window {
-	pthread_t thread;
-	int stop_fd;			/* eventfd: written to stop */
+	struct worker worker;
 	struct lru_load_opts opts;
 	unsigned int window_ms, period_ms;
 	pthread_mutex_t lock;		/* last */
 	struct serve_lru_window_last last;
 };
-
-/* Waits ms (at least 0); true if told to stop meanwhile. */
-static bool stopped_within(const struct serve_lru_window *w, double ms)
-{
-	struct pollfd p = { .fd = w->stop_fd, .events = POLLIN };
-	int n;
-
-	do
-		n = poll(&p, 1, ms > 0 ? (int)ms : 0);
-	while (n < 0 && errno == EINTR);
-	return n != 0;
-}
 
 /* A window failed for why: counted, and said on stderr when it is new. */
 static void window_failed(struct serve_lru_window *w, const char *why)
@@ -84,7 +68,7 @@ static bool one_window(struct serve_lru_window *w)
 		return false;
 	}
 	t0 = clock_s(CLOCK_MONOTONIC);
-	stop = stopped_within(w, w->window_ms);
+	stop = worker_sleep(&w->worker, w->window_ms);
 	snap.nr_cpus = s.nr_cpus;
 	if (!stop)
 		err = lru_session_interval(&s, &snap);
@@ -114,8 +98,8 @@ static void *cycle(void *arg)
 		start = clock_s(CLOCK_MONOTONIC);
 		if (one_window(w))
 			break;
-	} while (!stopped_within(w, w->period_ms -
-				 (clock_s(CLOCK_MONOTONIC) - start) * 1e3));
+	} while (!worker_sleep(&w->worker, w->period_ms -
+			       (clock_s(CLOCK_MONOTONIC) - start) * 1e3));
 	return NULL;
 }
 
@@ -124,7 +108,6 @@ struct serve_lru_window *serve_lru_window_start(const struct lru_load_opts *o,
 						unsigned int period_ms)
 {
 	struct serve_lru_window *w = calloc(1, sizeof(*w));
-	sigset_t all, old;
 	int err;
 
 	if (!w)
@@ -136,35 +119,20 @@ struct serve_lru_window *serve_lru_window_start(const struct lru_load_opts *o,
 	w->window_ms = window_ms;
 	w->period_ms = period_ms;
 	pthread_mutex_init(&w->lock, NULL);
-	w->stop_fd = eventfd(0, EFD_CLOEXEC);
-	if (w->stop_fd < 0) {
-		err = errno;
-		goto fail;
-	}
-	/* the thread takes no signal: they are the main thread's */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&w->thread, NULL, cycle, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = worker_start(&w->worker, cycle, w);
 	if (!err)
 		return w;
-	close(w->stop_fd);
-fail:
 	pthread_mutex_destroy(&w->lock);
 	free(w);
-	errno = err;
+	errno = -err;
 	return NULL;
 }
 
 void serve_lru_window_stop(struct serve_lru_window *w)
 {
-	uint64_t one = 1;
-
 	if (!w)
 		return;
-	if (write(w->stop_fd, &one, sizeof(one)) == sizeof(one))
-		pthread_join(w->thread, NULL);
-	close(w->stop_fd);
+	worker_stop(&w->worker);
 	lru_snapshot_free(&w->last.snap);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
