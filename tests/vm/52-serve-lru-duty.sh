@@ -11,8 +11,11 @@
 # 8 all), no miss but installed ones, and hits within one pass of 8 in 28
 # of its lookups. Then: the windows come at the period, none fails, each
 # lasts about the window; the continuous families are the tracepoint's
-# and its hits grow between windows; and once serve exits, none of its
-# programs is left loaded.
+# and its hits grow between windows. Where bhtune.ko is built, it is
+# loaded with the same LRU size while serve runs: the windows that follow
+# trace bhtune's LRU (each window chooses its hooks anew) and hold the
+# known answer there too, and the kernel's hooks come back once it is
+# unloaded. Once serve exits, none of its programs is left loaded.
 # vm-timeout: 240
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
@@ -24,6 +27,12 @@ WINDOW=1 PERIOD=4 RUN=14
 pass() { echo "ok: $*"; }
 lru_need_tools
 lru_ext4 "$PWD/mnt"
+bhtune=
+if [[ -f $VM_OUT/bhtune/bhtune.ko && -d /sys/kernel/livepatch ]]; then
+	. "$REPO/tests/lib/guest_bhtune.sh"
+	bhtune=1
+	trap 'lru_cleanup || true; bht_cleanup || true' EXIT
+fi
 lru_known_dirs
 lru_known_passes 2
 
@@ -48,8 +57,6 @@ scrape first.prom
 sleep $((RUN - 2))
 scrape last.prom
 t1=$(date +%s.%N)
-kill -TERM $serve
-wait $serve || fail "serve exited $?: $(cat serve.log)"
 grep -E '^bhscope_lru_(window|mode|hits)' last.prom
 
 d='{device="'$LRU_DEV'"}'
@@ -65,25 +72,31 @@ awk -v s="$secs" -v w=$WINDOW 'BEGIN { exit !(s >= w && s <= w + 1) }' ||
 	fail "the last window lasted $secs s, not about $WINDOW"
 pass "windows every ${PERIOD} s, none failed, each about ${WINDOW} s"
 
-lookups=$(value "bhscope_lru_window_lookups$d" last.prom)
+# known FILE WHAT: FILE's last window holds the known answer
+known() {
+	local lookups hits unsynced inst notinst absent w4 w8 dev
+	lookups=$(value "bhscope_lru_window_lookups$d" "$1")
+	hits=$(value "bhscope_lru_window_hits$d" "$1")
+	unsynced=$(value "bhscope_lru_window_unsynced_lookups$d" "$1")
+	inst=$(value 'bhscope_lru_window_misses{device="'$LRU_DEV'",outcome="installed"}' "$1")
+	notinst=$(value 'bhscope_lru_window_misses{device="'$LRU_DEV'",outcome="not_installed"}' "$1")
+	absent=$(value 'bhscope_lru_window_misses{device="'$LRU_DEV'",outcome="absent"}' "$1")
+	w4=$(value 'bhscope_lru_window_whatif_hits{device="'$LRU_DEV'",size="4"}' "$1")
+	w8=$(value 'bhscope_lru_window_whatif_hits{device="'$LRU_DEV'",size="8"}' "$1")
+	echo "$2: lookups $lookups, hits $hits, installed $inst, not installed $notinst, absent $absent, unsynced $unsynced; what-if hits at 4: $w4, at 8: $w8"
+	((lookups >= 28)) || fail "$2 saw $lookups lookups"
+	((notinst == 0 && absent == 0)) || fail "$2: misses other than installed ones"
+	((unsynced <= 2)) || fail "$2: $unsynced lookups unsynced"
+	((hits + inst + unsynced == lookups)) || fail "$2: hits + installed + unsynced != lookups"
+	((w4 == 0 && w8 == hits)) || fail "$2: hits not all in slot 7: what-if at 4 $w4, at 8 $w8, hits $hits"
+	dev=$((28 * hits - 8 * lookups))
+	((dev < 0)) && dev=$((-dev))
+	((dev <= 8 * 28 + 28 * unsynced)) ||
+		fail "$2: hits $hits of $lookups lookups, not within a pass of 8 in 28"
+	pass "$2 holds the known answer: every hit in slot 7, within a pass of 8 in 28"
+}
+known last.prom "the last window"
 hits=$(value "bhscope_lru_window_hits$d" last.prom)
-unsynced=$(value "bhscope_lru_window_unsynced_lookups$d" last.prom)
-inst=$(value 'bhscope_lru_window_misses{device="'$LRU_DEV'",outcome="installed"}' last.prom)
-notinst=$(value 'bhscope_lru_window_misses{device="'$LRU_DEV'",outcome="not_installed"}' last.prom)
-absent=$(value 'bhscope_lru_window_misses{device="'$LRU_DEV'",outcome="absent"}' last.prom)
-w4=$(value 'bhscope_lru_window_whatif_hits{device="'$LRU_DEV'",size="4"}' last.prom)
-w8=$(value 'bhscope_lru_window_whatif_hits{device="'$LRU_DEV'",size="8"}' last.prom)
-echo "last window: lookups $lookups, hits $hits, installed $inst, not installed $notinst, absent $absent, unsynced $unsynced; what-if hits at 4: $w4, at 8: $w8"
-((lookups >= 28)) || fail "the last window saw $lookups lookups"
-((notinst == 0 && absent == 0)) || fail "misses other than installed ones"
-((unsynced <= 2)) || fail "$unsynced lookups unsynced in a window"
-((hits + inst + unsynced == lookups)) || fail "hits + installed + unsynced != lookups"
-((w4 == 0 && w8 == hits)) || fail "hits not all in slot 7: what-if at 4 $w4, at 8 $w8, hits $hits"
-dev=$((28 * hits - 8 * lookups))
-((dev < 0)) && dev=$((-dev))
-((dev <= 8 * 28 + 28 * unsynced)) ||
-	fail "hits $hits of $lookups lookups: not within a pass of 8 in 28"
-pass "the last window holds the known answer: every hit in slot 7, within a pass of 8 in 28"
 
 mode=$(grep -o 'bhscope_lru_mode_info{mode="[a-z]*"' last.prom | cut -d'"' -f2)
 [[ $mode == tracepoint ]] || fail "the continuous families come from $mode, not the hits-only tracepoint"
@@ -97,6 +110,24 @@ h1=$(value "bhscope_lru_hits_total$d" last.prom)
 	fail "continuous hits grew by $((h1 - h0)) in $((RUN - 2)) s, a window alone has $hits"
 pass "continuous hits from the tracepoint throughout (+$((h1 - h0))), no continuous lookup counters"
 
+# window_mode MODE: the textfile's last complete window was traced by MODE
+window_mode() { grep -q "^bhscope_lru_window_info{.*,mode=\"$1\",.*why=\"\"} 1" bhscope.prom; }
+if [[ -n $bhtune ]]; then
+	bht_load lru_size=16
+	wait_until 60 $serve window_mode bhtune ||
+		fail "no window traced bhtune's LRU: $(grep window_info bhscope.prom)"
+	scrape bhtune.prom
+	known bhtune.prom "a window on bhtune's LRU"
+	grep -q '^bhscope_lru_mode_info{mode="tracepoint"' bhtune.prom ||
+		fail "the continuous families left the tracepoint under bhtune"
+	bht_unload
+	wait_until 60 $serve window_mode "\(fentry\|kprobe\)" ||
+		fail "the kernel's hooks did not come back after bhtune left: $(grep window_info bhscope.prom)"
+	pass "windows follow the LRU's owner: bhtune's hooks while it is loaded, the kernel's after"
+fi
+
+kill -TERM $serve
+wait $serve || fail "serve exited $?: $(cat serve.log)"
 if command -v bpftool >/dev/null; then
 	left=$(bpftool prog show | grep -cE "name [a-z_]*(lookup|touch)" || true)
 	((left == 0)) || fail "$left LRU programs left loaded after serve exited"
