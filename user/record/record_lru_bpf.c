@@ -22,8 +22,11 @@ static void why_not(const struct lru_hooks *h, struct probe_status *st)
 void record_lru_start(struct record_lru *r, uint32_t kdev, int whatif,
 		      struct probe_status *st)
 {
-	struct lru_load_opts lo = { .kdev = kdev, .whatif = whatif,
-				    .mode = LRU_MODE_AUTO };
+	/* as bhscope lru --whatif: its time too, and per operation */
+	struct lru_load_opts lo = {
+		.kdev = kdev, .whatif = whatif, .mode = LRU_MODE_AUTO,
+		.time_every = whatif ? LRU_TIMING_EVERY_WHATIF : 0,
+	};
 
 	memset(r, 0, sizeof(*r));
 	if (lru_session_open(&r->session, &lo)) {

@@ -14,6 +14,7 @@
 #include "record/record_fsmark.h"
 #include "record/record_workload.h"
 #include "record/record_host.h"
+#include "record/record_per_op.h"
 #include "record/record_run.h"
 #include "record/record_schema.h"
 #include "record/record_target.h"
@@ -124,10 +125,12 @@ static struct json_object *one_run(const struct record_opts *o, char **argv,
 				record_exec_signal_name(r.signal, sig,
 							sizeof(sig))) : NULL);
 	json_object_object_add(run, "wall_s", json_out_double(r.wall_s));
-	if (o->bench)
+	if (o->bench) {
 		add_bench_result(run, &r);
-	else
+		record_per_op_add(run);
+	} else {
 		add_command_result(run, argv, &r);
+	}
 	if (r.error[0]) {
 		set_error(run, r.error);
 	} else if (r.exit_status) {
