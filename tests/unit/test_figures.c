@@ -353,7 +353,9 @@ static char *window_exposition(const struct serve_lru_window_last *last)
 	struct serve_lru_window_view w = {
 		.window_ms = 2000, .period_ms = 60000, .last = last,
 	};
-	struct serve_lru_row row = { .s = &last->snap.devs[0].total };
+	struct serve_lru_row row = {
+		.s = last->snap.nr_devs ? &last->snap.devs[0].total : NULL,
+	};
 	struct prom_buf out = {};
 
 	prom_labels_add(&row.ls, "device", "loop0");
