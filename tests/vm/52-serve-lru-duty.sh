@@ -23,7 +23,7 @@ set -euo pipefail
 # shellcheck source=tests/lib/guest_lru.sh
 . "$REPO/tests/lib/guest_lru.sh"
 
-WINDOW=1 PERIOD=4 RUN=14
+WINDOW=1 PERIOD=3 RUN=10
 pass() { echo "ok: $*"; }
 lru_need_tools
 lru_ext4 "$PWD/mnt"
