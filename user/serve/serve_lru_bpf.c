@@ -234,37 +234,50 @@ out:
 }
 
 /*
- * --lru-whatif: per selected device (never per CPU: a fleet ranks hosts),
- * its hits at each exported size and, once lookups were timed, each
- * size's predicted lookup time; the costs come from every device's
- * timings (a lookup costs the same whatever its disk). window: snap is
- * the last --lru-duty window's.
+ * The selected devices' rows of snap, summed over CPUs, in *rows (names
+ * in *names; both to free). The count, or -1 when out of memory.
  */
-static void write_whatif(struct prom_buf *out, const struct serve_view *v,
-			 const struct lru_snapshot *snap, int max_size,
-			 bool window)
+static int device_rows(const struct serve_view *v,
+		       const struct lru_snapshot *snap,
+		       struct serve_lru_row **rows,
+		       char (**names)[SERVE_DEVNAME_LEN])
 {
 	struct serve_view dv = *v;
+
+	*rows = calloc(snap->nr_devs + 1, sizeof(**rows));
+	*names = calloc(snap->nr_devs + 1, sizeof(**names));
+	if (!*rows || !*names)
+		return -1;
+	dv.per_cpu = false;
+	return build_rows(&dv, snap, *rows, *names);
+}
+
+/* Whether snap can say what other LRU sizes would do. */
+static bool whatif_known(const struct lru_snapshot *snap, int max_size)
+{
+	return max_size && lru_hooks_classify(&snap->hooks) &&
+	       !snap->hooks.unavailable[0] && snap->counters;
+}
+
+/*
+ * --lru-whatif for the nr device rows of snap (never per CPU: a fleet
+ * ranks hosts): its hits at each exported size and, once lookups were
+ * timed, each size's predicted lookup time; the costs come from every
+ * device's timings (a lookup costs the same whatever its disk). window:
+ * snap is the last --lru-duty window's.
+ */
+static void write_whatif(struct prom_buf *out, const struct lru_snapshot *snap,
+			 int max_size, bool window,
+			 const struct serve_lru_row *rows, int nr)
+{
 	struct lru_cpu_counters c;
 	struct lru_time_stats t;
 	struct lru_costs costs;
-	struct serve_lru_row *rows;
-	char (*names)[SERVE_DEVNAME_LEN];
 	struct serve_lru_whatif w = {
 		.lru_size = snap->lru_size, .max_size = max_size,
 		.window = window,
 	};
 
-	if (!max_size || !lru_hooks_classify(&snap->hooks) ||
-	    snap->hooks.unavailable[0] || !snap->counters)
-		return;
-	rows = calloc(snap->nr_devs + 1, sizeof(*rows));
-	names = calloc(snap->nr_devs + 1, sizeof(*names));
-	if (!rows || !names) {
-		out->oom = true;
-		goto out;
-	}
-	dv.per_cpu = false;
 	lru_snapshot_counters_total(snap, &c);
 	w.above = lru_curve_above_exactness(&c);
 	if (lru_hooks_timed(&snap->hooks)) {
@@ -272,8 +285,24 @@ static void write_whatif(struct prom_buf *out, const struct serve_view *v,
 		lru_costs_from(&costs, &t, snap->lru_size);
 		w.costs = &costs;
 	}
-	serve_lru_write_whatif(out, &w, rows, build_rows(&dv, snap, rows, names));
-out:
+	serve_lru_write_whatif(out, &w, rows, nr);
+}
+
+/* The continuous --lru-whatif, per selected device. */
+static void write_whatif_now(struct prom_buf *out, const struct serve_view *v,
+			     const struct lru_snapshot *snap, int max_size)
+{
+	char (*names)[SERVE_DEVNAME_LEN] = NULL;
+	struct serve_lru_row *rows = NULL;
+	int nr;
+
+	if (!whatif_known(snap, max_size))
+		return;
+	nr = device_rows(v, snap, &rows, &names);
+	if (nr < 0)
+		out->oom = true;
+	else
+		write_whatif(out, snap, max_size, false, rows, nr);
 	free(rows);
 	free(names);
 }
@@ -288,22 +317,18 @@ static void write_window(struct prom_buf *out, const struct serve_view *v,
 		.window_ms = p->window_ms, .period_ms = p->period_ms,
 		.last = last,
 	};
-	char (*names)[SERVE_DEVNAME_LEN];
-	struct serve_lru_row *rows;
-	struct serve_view dv = *v;
+	char (*names)[SERVE_DEVNAME_LEN] = NULL;
+	struct serve_lru_row *rows = NULL;
+	int nr = device_rows(v, &last->snap, &rows, &names);
 
-	rows = calloc(last->snap.nr_devs + 1, sizeof(*rows));
-	names = calloc(last->snap.nr_devs + 1, sizeof(*names));
-	if (!rows || !names) {
+	if (nr < 0) {
 		out->oom = true;
-		goto out;
+	} else {
+		serve_lru_write_window(out, &w, rows, nr);
+		if (last->complete && whatif_known(&last->snap, (int)p->whatif))
+			write_whatif(out, &last->snap, (int)p->whatif, true,
+				     rows, nr);
 	}
-	dv.per_cpu = false;
-	serve_lru_write_window(out, &w, rows,
-			       build_rows(&dv, &last->snap, rows, names));
-	if (last->complete)
-		write_whatif(out, v, &last->snap, (int)p->whatif, true);
-out:
 	serve_lru_window_unlock(p->window);
 	free(rows);
 	free(names);
@@ -332,7 +357,7 @@ static void lru_collect(struct serve_source *src, const struct serve_view *v,
 	nr = build_rows(&lv, &snap, rows, names);
 	serve_lru_write(out, &lv, &snap, rows, nr);
 	write_times(out, &lv, &snap);
-	write_whatif(out, &lv, &snap, (int)p->whatif, false);
+	write_whatif_now(out, &lv, &snap, (int)p->whatif);
 	if (p->window)
 		write_window(out, &lv, p);
 	goto out;
