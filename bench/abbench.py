@@ -19,6 +19,11 @@ import time
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
+def target_status(met):
+    """A target's column: met, MISSED, or info (a figure shown beside)."""
+    return "info  " if met is None else "met   " if met else "MISSED"
+
+
 def prog_stats():
     """{id: (name, run_time_ns, run_cnt)} of every loaded BPF program."""
     out = subprocess.run(["bpftool", "-j", "prog", "show"], check=True,
@@ -54,13 +59,16 @@ class Tracer:
     """
 
     def __init__(self, name, argv, min_progs, event_prog=None, start_timeout=30,
-                 ready=None):
+                 ready=None, settle=0.0):
         self.name, self.argv, self.min_progs = name, argv, min_progs
         self.event_prog, self.start_timeout = event_prog, start_timeout
         # a line the tracer writes to stderr once everything is attached:
         # loading goes on after the first programs appear, and a load beside
         # the workload (the verifier, under TCG) would be charged to it
         self.ready = ready
+        # seconds to wait once ready, before the workload: for the steady
+        # state of a tracer that does something at its start only
+        self.settle = settle
 
     def _wait_ready(self, deadline):
         while self.ready and time.time() < deadline:
@@ -85,7 +93,7 @@ class Tracer:
             self.progs = set(prog_stats()) - before
             if len(self.progs) >= self.min_progs:
                 self._wait_ready(deadline)
-                time.sleep(0.5)  # attach follows load
+                time.sleep(0.5 + self.settle)  # attach follows load
                 self.progs = set(prog_stats()) - before
                 names = {prog_stats()[i][0] for i in self.progs}
                 if self.event_prog and not any(n.startswith(self.event_prog) for n in names):

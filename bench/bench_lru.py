@@ -49,6 +49,9 @@ DUTY_ROUNDS, DUTY_FILES = 8, 20000
 MAX_COST_DUTY = 0.002
 # Issue 16's targets, on the create-heavy workload.
 MAX_COST_LRU, MAX_COST_WHATIF, MAX_NS_VS_BPFTRACE, MAX_CPU_PCT = 0.022, 0.03, 0.15, 1.0
+# The sampled timings' window where the exit may prove a lookup alone
+# (LRU_TIMING_WINDOW_MS, user/lru/lru_timing.h).
+TIMING_WINDOW_S = 1.0
 # Issue 31's, for the deferred hook, by the lookup it hooks (6.1, 6.12).
 MAX_COST_DEFERRED = {"__find_get_block": 0.024, "find_get_block_common": 0.026}
 
@@ -94,16 +97,25 @@ def targets(rows):
     return [{"target": t, "value": v, "met": m} for t, v, m in out]
 
 
-def timing_targets(rows, lru):
-    """Issue 32's: sampled timing within 0.3 points of the probe without it."""
+def timing_targets(rows, lru, series="create-heavy"):
+    """Issue 32's: sampled timing within 0.3 points of the probe without it.
+    Where the timings run in windows, the target is on the rows after the
+    first window (a tracer left on); the rows with it are printed beside."""
     out = []
     pairs = [("bhscope lru --timing", "bhscope lru"),
              ("bhscope lru --whatif 64", "bhscope lru --whatif 64 --timing 0")]
     for timed, plain in pairs:
-        if {timed, plain} <= rows.keys():
+        steady = f"{timed}, after its first window"
+        if not {timed, plain} <= rows.keys():
+            continue
+        extra = rows[plain]["ratio_to_untraced"] - rows[timed]["ratio_to_untraced"]
+        if steady in rows:
+            out.append((f"{series}: {timed} with its first window, above {plain}",
+                        extra, None))
+            timed = steady
             extra = rows[plain]["ratio_to_untraced"] - rows[timed]["ratio_to_untraced"]
-            out.append((f"{timed} (1 in 64 timed) costs <= 0.3 points above {plain}",
-                        extra, extra <= 0.003))
+        out.append((f"{series}: {timed} (1 in 64 timed) costs <= 0.3 points above {plain}",
+                    extra, extra <= 0.003))
     return out
 
 
@@ -144,12 +156,12 @@ def print_report(res):
                               for p, v in r["programs"].items() if v["runs_per_run"])
             if progs:
                 print(f"  {mode}: {progs}")
-    print("\ntargets (create-heavy; serve's duty cycle on its own series):")
+    print("\ntargets (create-heavy, and the timings' on stat-heavy; serve's duty cycle on its own series):")
     for t in res["targets"]:
         v = "n/a" if t["value"] is None else (
             f"{t['value']:.2f}" if "x bpftrace" in t["target"] else
             f"{t['value'] * 100:+.2f} points" if "points" in t["target"] else f"{t['value']:.2%}")
-        print(f"  {'met   ' if t['met'] else 'MISSED'} {t['target']}: {v}")
+        print(f"  {abbench.target_status(t['met'])} {t['target']}: {v}")
 
 
 def main():
@@ -211,6 +223,18 @@ def main():
         ("bhscope lru --whatif 64 --timing 0",
          abbench.Tracer("bhscope", [bhscope, "lru", "--whatif", "64", "--timing", "0", "1"], 2,
                         event_prog="fexit_lookup", ready="Tracing")),
+        # Where the timings run in windows (6.1), the first one opens at
+        # the start and covers a quarter of a run: the same tracers once it
+        # is over, as a tracer left on pays between windows.
+        *([("bhscope lru --timing, after its first window",
+            abbench.Tracer("bhscope", [bhscope, "lru", "--timing", "64", "1"], 2,
+                           event_prog="fexit_lookup", ready="Tracing",
+                           settle=TIMING_WINDOW_S + 0.5)),
+           ("bhscope lru --whatif 64, after its first window",
+            abbench.Tracer("bhscope", [bhscope, "lru", "--whatif", "64", "1"], 2,
+                           event_prog="fexit_lookup", ready="Tracing",
+                           settle=TIMING_WINDOW_S + 0.5))]
+          if func == "__find_get_block" else []),
         # Issue 31's design: one fentry program per lookup, each classified
         # at the next entry on its CPU (BHSCOPE_LRU_DEFERRED=1).
         ("bhscope lru (deferred)",
@@ -280,6 +304,11 @@ def main():
     res["loadavg_end"] = os.getloadavg()
     res["targets"] = (targets(res["workloads"]["create"]["summary"])
                       if "create" in res["workloads"] else [])
+    if "stat" in res["workloads"]:
+        rows = res["workloads"]["stat"]["summary"]
+        res["targets"] += [{"target": t, "value": v, "met": m} for t, v, m in
+                           timing_targets(rows, rows.get("bhscope lru"),
+                                          "stat-heavy")]
     if "duty" in res["workloads"]:
         res["targets"] += duty_targets(res["workloads"]["duty"]["summary"])
     print_report(res)

@@ -12,6 +12,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import abbench  # noqa: E402
+
 
 def rows_of(part, where, workload, summary):
     bt = summary.get("bpftrace", {}).get("ns_per_event")
@@ -80,7 +83,7 @@ def main():
         for t in targets:
             v = t["value"]
             v = "n/a" if v is None else f"{v:.2f}" if "x bpftrace" in t["target"] else f"{v:.2%}"
-            print(f"  {'met   ' if t['met'] else 'MISSED'} {t['kernel']}: {t['target']}: {v}")
+            print(f"  {abbench.target_status(t['met'])} {t['kernel']}: {t['target']}: {v}")
     if soak:
         print(f"serve soak: {soak['duration_s']} s, {soak['scrapes']} scrapes, "
               f"{soak['failed']} failed, RSS {soak['rss_kib']['after_1min']} -> "
@@ -110,7 +113,7 @@ def main():
     if traces or sim:
         for t in targets[len(targets) - sum(len(x["targets"]) for x in traces)
                          - (len(sim["targets"]) if sim else 0):]:
-            print(f"  {'met   ' if t['met'] else 'MISSED'} {t['kernel']}: {t['target']}")
+            print(f"  {abbench.target_status(t['met'])} {t['kernel']}: {t['target']}")
     out = os.path.join(d, "summary.json")
     with open(out, "w") as f:
         json.dump({"schema": "bhscope.bench-summary/1", "rows": rows,

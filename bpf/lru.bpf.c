@@ -383,7 +383,8 @@ static __always_inline void lookup_classify(struct lru_cpu_state *st,
  * (lookup_proven()). key: the arguments, for a kretprobe (NULL for fexit,
  * which has them).
  */
-static __always_inline void lookup_entered(const struct lru_key *key)
+static __always_inline void lookup_entered(const struct lru_key *key,
+					   bool timed)
 {
 	struct buffer_head *const *bhs = lru_this_cpu();
 	struct lru_cpu_state *st = cpu_state_get();
@@ -414,7 +415,7 @@ static __always_inline void lookup_entered(const struct lru_key *key)
 	 */
 	if (!st->sh.valid || !lru_shadow_holds(st, (__u64)bhs[0], bhs))
 		model_restart(st, bhs, st->sh.valid && !bhs[0]);
-	if (time_on && time_in_entry)
+	if (timed)
 		time_start(st, t);
 	state_release(st);
 }
@@ -557,7 +558,7 @@ static __always_inline int lookup_trusted(struct lru_cpu_state *st,
  */
 static __always_inline void lookup_done(const void *ret,
 					const struct lru_key *key,
-					bool may_solo, bool kprobe)
+					bool may_solo, bool kprobe, bool timed)
 {
 	struct buffer_head *const *bhs = lru_this_cpu();
 	struct lru_cpu_state *st = cpu_state_get();
@@ -565,7 +566,7 @@ static __always_inline void lookup_done(const void *ret,
 
 	if (!bhs || !st)
 		return;
-	if (time_on)
+	if (timed)
 		time_stop(st);
 	if (kprobe && count_runs)
 		__sync_fetch_and_add(&st->exits, 1);
@@ -574,7 +575,8 @@ static __always_inline void lookup_done(const void *ret,
 		count_cpu(__builtin_offsetof(struct lru_cpu_counters,
 					     lookups_lost));
 		lru_unseen(st);
-		time_forget(st);
+		if (timed)
+			time_forget(st);
 		return;
 	}
 	/* before the LRU is read: an emptying after it changes the number */
@@ -601,14 +603,17 @@ static __always_inline void lookup_done(const void *ret,
 		if ((__u32)slot < short_slots &&
 		    !lone_front_ambiguous(st, slot)) {
 			lru_count_hit(st, key->dev, slot);
-			time_note(st, key->dev, slot);
+			if (timed)
+				time_note_now(st, key->dev, slot);
 			goto out;
 		}
 		/* so is an install into a shadow read from the LRU */
 		if (slot == -1 && short_installs && st->sh.valid) {
 			lru_count_install(st, key->dev,
 					  shadow_installed(&st->sh));
-			time_note(st, key->dev, LRU_TIME_INSTALLED);
+			if (timed)
+				time_note_now(st, key->dev,
+					      LRU_TIME_INSTALLED);
 			goto out;
 		}
 	}
@@ -616,7 +621,7 @@ slow:
 	lookup_slow(st, bhs, ret, key, slot);
 out:
 	/* timed, but counted with no class (unsynced, no key) */
-	if (time_on)
+	if (timed)
 		time_forget(st);
 	st->emptied_seen = st->emptied_now;
 	state_release(st);
@@ -629,23 +634,42 @@ out:
  * __find_get_block_nonatomic (the same arguments) through the programs
  * named 2. The first three arguments are the same.
  */
+/*
+ * Each lookup program comes twice: as is, and _timed, which also starts
+ * (entry) or stops (exit) the sampled timings. User space loads one of
+ * the two, so that a probe without --timing pays no check for them.
+ */
 SEC("fentry/__find_get_block")
 int BPF_PROG(fentry_lookup)
 {
-	lookup_entered(NULL);
+	lookup_entered(NULL, false);
+	return 0;
+}
+
+SEC("fentry/__find_get_block")
+int BPF_PROG(fentry_lookup_timed)
+{
+	lookup_entered(NULL, true);
 	return 0;
 }
 
 SEC("fentry/__find_get_block_nonatomic")
 int BPF_PROG(fentry_lookup2)
 {
-	lookup_entered(NULL);
+	lookup_entered(NULL, false);
+	return 0;
+}
+
+SEC("fentry/__find_get_block_nonatomic")
+int BPF_PROG(fentry_lookup2_timed)
+{
+	lookup_entered(NULL, true);
 	return 0;
 }
 
 /*
- * --timing where the exit proves a lookup alone (no entry probe): starts
- * the sampled timings, and nothing else.
+ * --timing where the exit may prove a lookup alone (no entry probe, or
+ * one attached later): starts the sampled timings, and nothing else.
  */
 SEC("fentry/__find_get_block")
 int BPF_PROG(fentry_timing)
@@ -657,34 +681,58 @@ int BPF_PROG(fentry_timing)
 	return 0;
 }
 
+static __always_inline int lookup_exit(struct block_device *bdev,
+				       sector_t block, unsigned int size,
+				       struct buffer_head *ret, bool may_solo,
+				       bool timed)
+{
+	struct lru_key key = { block, bdev->bd_dev, size };
+
+	lookup_done(ret, &key, may_solo, false, timed);
+	return 0;
+}
+
 SEC("fexit/__find_get_block")
 int BPF_PROG(fexit_lookup, struct block_device *bdev, sector_t block,
 	     unsigned int size, struct buffer_head *ret)
 {
-	struct lru_key key = { block, bdev->bd_dev, size };
+	return lookup_exit(bdev, block, size, ret, true, false);
+}
 
-	lookup_done(ret, &key, true, false);
-	return 0;
+SEC("fexit/__find_get_block")
+int BPF_PROG(fexit_lookup_timed, struct block_device *bdev, sector_t block,
+	     unsigned int size, struct buffer_head *ret)
+{
+	return lookup_exit(bdev, block, size, ret, true, true);
 }
 
 SEC("fexit/__find_get_block_nonatomic")
 int BPF_PROG(fexit_lookup2, struct block_device *bdev, sector_t block,
 	     unsigned int size, struct buffer_head *ret)
 {
-	struct lru_key key = { block, bdev->bd_dev, size };
+	return lookup_exit(bdev, block, size, ret, false, false);
+}
 
-	lookup_done(ret, &key, false, false);
-	return 0;
+SEC("fexit/__find_get_block_nonatomic")
+int BPF_PROG(fexit_lookup2_timed, struct block_device *bdev, sector_t block,
+	     unsigned int size, struct buffer_head *ret)
+{
+	return lookup_exit(bdev, block, size, ret, false, true);
 }
 
 SEC("fexit/find_get_block_common")
 int BPF_PROG(fexit_lookup_common, struct block_device *bdev, sector_t block,
 	     unsigned int size, bool atomic, struct buffer_head *ret)
 {
-	struct lru_key key = { block, bdev->bd_dev, size };
+	return lookup_exit(bdev, block, size, ret, false, false);
+}
 
-	lookup_done(ret, &key, false, false);
-	return 0;
+SEC("fexit/find_get_block_common")
+int BPF_PROG(fexit_lookup_common_timed, struct block_device *bdev,
+	     sector_t block, unsigned int size, bool atomic,
+	     struct buffer_head *ret)
+{
+	return lookup_exit(bdev, block, size, ret, false, true);
 }
 
 /*
@@ -1124,23 +1172,44 @@ int BPF_PROG(switch_settle, bool preempt, struct task_struct *prev,
  * return that cannot prove the entry was its own takes the key from the
  * bh it returns (or has none), never a stale entry's.
  */
-SEC("kprobe/__find_get_block")
-int BPF_KPROBE(kprobe_lookup, struct block_device *bdev, sector_t block,
-	       unsigned int size)
+static __always_inline int kprobe_entered(struct block_device *bdev,
+					  sector_t block, unsigned int size,
+					  bool timed)
 {
 	struct lru_key key = {
 		.block = block, .dev = BPF_CORE_READ(bdev, bd_dev),
 		.size = size,
 	};
 
-	lookup_entered(&key);
+	lookup_entered(&key, timed);
 	return 0;
+}
+
+SEC("kprobe/__find_get_block")
+int BPF_KPROBE(kprobe_lookup, struct block_device *bdev, sector_t block,
+	       unsigned int size)
+{
+	return kprobe_entered(bdev, block, size, false);
+}
+
+SEC("kprobe/__find_get_block")
+int BPF_KPROBE(kprobe_lookup_timed, struct block_device *bdev,
+	       sector_t block, unsigned int size)
+{
+	return kprobe_entered(bdev, block, size, true);
 }
 
 SEC("kretprobe/__find_get_block")
 int BPF_KRETPROBE(kretprobe_lookup, struct buffer_head *ret)
 {
-	lookup_done(ret, NULL, false, true);
+	lookup_done(ret, NULL, false, true, false);
+	return 0;
+}
+
+SEC("kretprobe/__find_get_block")
+int BPF_KRETPROBE(kretprobe_lookup_timed, struct buffer_head *ret)
+{
+	lookup_done(ret, NULL, false, true, true);
 	return 0;
 }
 

@@ -195,7 +195,7 @@ struct lru_cpu_counters {
 	__u64 time_dropped;	/* lookups picked for timing that were not
 				 * timed: switched out or preempted inside,
 				 * or unsynced */
-	__u64 time_seen;	/* lookups the timing's countdown saw (one
+	__u64 time_seen;	/* lookups the timing's sampling saw (one
 				 * in time_every of them is picked; user
 				 * space reads it from the per-CPU state) */
 };

@@ -153,9 +153,8 @@ struct lru_timer {
 	__u64 task;		/* 0: no lookup being timed */
 	__u64 nsw;
 	__u64 dt;		/* 0: no time to count */
-	__u32 countdown;	/* lookups until the next one timed */
-	__u32 pad;
-	__u64 seen;		/* lookups the countdown saw (time_seen) */
+	__u64 seen;		/* lookups the sampling saw (time_seen) */
+	__u64 next;		/* the seen count of the next one timed */
 };
 
 struct lru_cpu_state {
@@ -502,15 +501,22 @@ static __noinline int time_count(__u32 dev, int cls, __u64 dt);
 
 /*
  * Where a lookup's class is known: counts its time with it, if it was
- * timed (time_stop() left dt).
+ * timed (time_stop() left dt). _now: in a _timed program, which knows.
  */
-static __always_inline void time_note(struct lru_cpu_state *st, __u32 dev,
-				      int cls)
+static __always_inline void time_note_now(struct lru_cpu_state *st,
+					  __u32 dev, int cls)
 {
-	if (!time_on || !st->timer.dt)
+	if (!st->timer.dt)
 		return;
 	time_count(dev, cls, st->timer.dt);
 	st->timer.dt = 0;
+}
+
+static __always_inline void time_note(struct lru_cpu_state *st, __u32 dev,
+				      int cls)
+{
+	if (time_on)
+		time_note_now(st, dev, cls);
 }
 
 /* Counts r for its device and, with --trace, sends it. */

@@ -18,11 +18,6 @@
  * space may attach the program that starts timings for windows only).
  */
 __u32 time_every = 1;
-/*
- * User space: the lookup's entry probe starts the timings, where no
- * fentry_timing program is attached (the entry design's own entry).
- */
-__u32 time_in_entry;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -53,24 +48,23 @@ static __always_inline void time_dropped(void)
 }
 
 /*
- * At a lookup's entry: every time_every-th here is timed. Its task goes
- * last, its switch count first: whatever preempts this in between makes
- * the exit's check fail.
+ * At a lookup's entry: every time_every-th here is timed (the first one
+ * seen included). Its task goes last, its switch count first: whatever
+ * preempts this in between makes the exit's check fail.
  */
 static __always_inline void time_start(struct lru_cpu_state *st,
 				       struct task_struct *t)
 {
-	st->timer.seen++;
+	__u64 seen = ++st->timer.seen;
+
 	/* this task's last timed lookup never reached its exit probe */
 	if (st->timer.task == (__u64)t) {
 		st->timer.task = 0;
 		time_dropped();
 	}
-	if (st->timer.countdown) {
-		st->timer.countdown--;
+	if (seen < st->timer.next)
 		return;
-	}
-	st->timer.countdown = time_every > 0 ? time_every - 1 : 0;
+	st->timer.next = seen + (time_every ?: 1);
 	st->timer.task = 0;
 	st->timer.nsw = task_switches(t);
 	asm volatile("" ::: "memory");

@@ -421,21 +421,36 @@ struct lookup_progs {
 	struct bpf_program *entry2, *exit2;	/* func2, or NULL */
 };
 
+/*
+ * timed: the _timed programs, which also start and stop the sampled
+ * timings; the entry's own start them where no fentry_timing does
+ * (timing_autoload()).
+ */
 static void lookup_progs(struct lru_bpf *skel, bool fentry,
-			 const struct lookup_target *t, struct lookup_progs *p)
+			 const struct lookup_target *t, bool timed,
+			 bool entry_timed, struct lookup_progs *p)
 {
 	memset(p, 0, sizeof(*p));
 	if (!fentry) {
-		p->entry = skel->progs.kprobe_lookup;
-		p->exit = skel->progs.kretprobe_lookup;
+		p->entry = entry_timed ? skel->progs.kprobe_lookup_timed :
+					 skel->progs.kprobe_lookup;
+		p->exit = timed ? skel->progs.kretprobe_lookup_timed :
+				  skel->progs.kretprobe_lookup;
 		return;
 	}
-	p->entry = skel->progs.fentry_lookup;
-	p->exit = t->common ? skel->progs.fexit_lookup_common :
-			      skel->progs.fexit_lookup;
+	p->entry = entry_timed ? skel->progs.fentry_lookup_timed :
+				 skel->progs.fentry_lookup;
+	if (t->common)
+		p->exit = timed ? skel->progs.fexit_lookup_common_timed :
+				  skel->progs.fexit_lookup_common;
+	else
+		p->exit = timed ? skel->progs.fexit_lookup_timed :
+				  skel->progs.fexit_lookup;
 	if (t->func2) {
-		p->entry2 = skel->progs.fentry_lookup2;
-		p->exit2 = skel->progs.fexit_lookup2;
+		p->entry2 = entry_timed ? skel->progs.fentry_lookup2_timed :
+					  skel->progs.fentry_lookup2;
+		p->exit2 = timed ? skel->progs.fexit_lookup2_timed :
+				   skel->progs.fexit_lookup2;
 	}
 }
 
@@ -481,9 +496,10 @@ static int lookup_progs_attach(struct lru_session *s, bool fentry,
 }
 
 /*
- * --timing: where the exit proves its lookups alone, a program of its own
- * at the entry starts the sampled timings (no entry probe runs there);
- * elsewhere the lookup's entry probe does.
+ * --timing: where the exit may prove its lookups alone, a program of its
+ * own at the entry starts the sampled timings (no entry probe runs there,
+ * or one attached later, which then does not time); elsewhere the
+ * lookup's entry probe does.
  */
 static void timing_autoload(struct lru_bpf *skel, const struct lookup_target *t)
 {
@@ -492,18 +508,14 @@ static void timing_autoload(struct lru_bpf *skel, const struct lookup_target *t)
 }
 
 static int timing_attach(struct lru_session *s, const struct lookup_target *t,
-			 bool solo, uint32_t every)
+			 bool solo_ok, uint32_t every)
 {
 	struct bpf_program *prog = s->skel->progs.fentry_timing;
 
-	if (!solo) {
+	if (!solo_ok || every < LRU_TIMING_DENSE) {
 		s->skel->data->time_every = every;
-		__atomic_store_n(&s->skel->bss->time_in_entry, 1, __ATOMIC_SEQ_CST);
-		return 0;
-	}
-	if (every < LRU_TIMING_DENSE) {
-		s->skel->data->time_every = every;
-		return attach(s, prog, HOOK_FENTRY, t->func, ROLE_TIMING);
+		return solo_ok ? attach(s, prog, HOOK_FENTRY, t->func,
+					ROLE_TIMING) : 0;
 	}
 	s->skel->data->time_every = every / LRU_TIMING_DENSE ?: 1;
 	s->timing_cycle = lru_timing_cycle_start(prog, LRU_TIMING_WINDOW_MS,
@@ -819,7 +831,8 @@ retry:
 			 strerror(errno));
 		return -errno;
 	}
-	lookup_progs(skel, fentry, t, &p);
+	lookup_progs(skel, fentry, t, o->time_every, o->time_every && !solo_ok,
+		     &p);
 	lookup_progs_autoload(&p, t);
 	bpf_program__set_autoload(skel->progs.prime_shadow, true);
 	bpf_program__set_autoload(skel->progs.read_preempt_mode, true);
@@ -844,7 +857,8 @@ retry:
 		goto retry;
 	if (err)
 		return err;
-	lookup_progs(s->skel, fentry, t, &p);
+	lookup_progs(s->skel, fentry, t, o->time_every,
+		     o->time_every && !solo_ok, &p);
 	none_switched = preempt_switches_none(s, plan.watch_preempt && plan.watch_fentry,
 					      solo_why, sizeof(solo_why));
 	s->skel->bss->switch_means_miss = none_switched;
@@ -862,7 +876,7 @@ retry:
 	err = deferred ? 0 : lookup_progs_attach(s, fentry, &p, t, solo);
 	/* the timings are extra: without them the tracer runs on */
 	if (!err && !deferred && o->time_every)
-		timing_err = timing_attach(s, t, solo, o->time_every);
+		timing_err = timing_attach(s, t, solo_ok, o->time_every);
 	if (err) {
 		probe_status_reason(why, len, kind, t->func2 && s->nr_att >= 2 ?
 				    t->func2 : t->func, err);
