@@ -815,6 +815,7 @@ static int try_lookups(struct lru_session *s, const struct lru_load_opts *o,
 	};
 	/* __find_get_block never sleeps: its exit may prove it alone */
 	bool solo_ok = fentry && !t->common, solo, none_switched, deferred;
+	bool timed;
 	int timing_err = 0;
 	struct lru_bpf *skel;
 	int err;
@@ -831,8 +832,9 @@ retry:
 			 strerror(errno));
 		return -errno;
 	}
-	lookup_progs(skel, fentry, t, o->time_every, o->time_every && !solo_ok,
-		     &p);
+	/* the deferred hook times nothing, nor do its fallback's programs */
+	timed = o->time_every && !plan.deferred;
+	lookup_progs(skel, fentry, t, timed, timed && !solo_ok, &p);
 	lookup_progs_autoload(&p, t);
 	bpf_program__set_autoload(skel->progs.prime_shadow, true);
 	bpf_program__set_autoload(skel->progs.read_preempt_mode, true);
@@ -840,7 +842,7 @@ retry:
 	load_plan_autoload(skel, &plan, sym);
 	if (plan.deferred)
 		deferred_autoload(skel, t, sym);
-	if (o->time_every && solo_ok)
+	if (timed && solo_ok)
 		timing_autoload(skel, t);
 	err = load_skel(s, skel, kind, t->func, why, len);
 	if (err == -ENOENT && !sym->bh_lrus) {
@@ -857,8 +859,7 @@ retry:
 		goto retry;
 	if (err)
 		return err;
-	lookup_progs(s->skel, fentry, t, o->time_every,
-		     o->time_every && !solo_ok, &p);
+	lookup_progs(s->skel, fentry, t, timed, timed && !solo_ok, &p);
 	none_switched = preempt_switches_none(s, plan.watch_preempt && plan.watch_fentry,
 					      solo_why, sizeof(solo_why));
 	s->skel->bss->switch_means_miss = none_switched;
@@ -876,7 +877,8 @@ retry:
 	err = deferred ? 0 : lookup_progs_attach(s, fentry, &p, t, solo);
 	/* the timings are extra: without them the tracer runs on */
 	if (!err && !deferred && o->time_every)
-		timing_err = timing_attach(s, t, solo_ok, o->time_every);
+		timing_err = timed ? timing_attach(s, t, solo_ok, o->time_every) :
+				     -EOPNOTSUPP;
 	if (err) {
 		probe_status_reason(why, len, kind, t->func2 && s->nr_att >= 2 ?
 				    t->func2 : t->func, err);
@@ -896,7 +898,10 @@ retry:
 	if (s->timing_cycle)
 		lru_hooks_time_windows(&s->hooks, s->skel->data->time_every,
 				       LRU_TIMING_WINDOW_MS, LRU_TIMING_PERIOD_MS);
-	if (timing_err) {
+	if (timing_err && !timed) {
+		probe_status_missing(&s->hooks.fig[LRU_FIG_TIMES],
+				     "not with BHSCOPE_LRU_DEFERRED=1: the deferred hook was asked for, and its fallback's programs time nothing");
+	} else if (timing_err) {
 		char twhy[256];
 
 		probe_status_reason(twhy, sizeof(twhy), "fentry", t->func,
