@@ -999,6 +999,7 @@ int lru_session_open(struct lru_session *s, const struct lru_load_opts *o)
 	s->busy_at_open = cpu_busy_ns();
 	s->solo_entry = -1;
 	s->deferred_at = -1;
+	s->quiet = o->quiet;
 	s->nr_cpus = libbpf_num_possible_cpus();
 	if (s->nr_cpus <= 0) {
 		errmsg("cannot count the possible CPUs: %s",
@@ -1122,8 +1123,9 @@ static bool owner_holds(struct lru_session *s)
 			 at, lru_owner_describe(&now, is, sizeof(is)),
 			 lru_owner_describe(&s->owner, was, sizeof(was)),
 			 lru_mode_names[s->hooks.mode]);
-	errmsg("%s; no LRU figure holds from this interval on",
-	       s->hooks.unavailable);
+	if (!s->quiet)
+		errmsg("%s; no LRU figure holds from this interval on",
+		       s->hooks.unavailable);
 	return false;
 }
 

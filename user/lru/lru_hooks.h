@@ -69,7 +69,8 @@ struct lru_load_opts {
 	enum lru_mode mode;	/* LRU_MODE_AUTO: the best that works */
 	uint32_t time_every;	/* --timing: time one lookup in N; 0: none */
 	bool lookups_only;	/* auto never falls back to the tracepoint */
-	bool quiet;		/* a failure prints nothing: the caller says it */
+	bool quiet;		/* a failure, or the LRU changing owner, prints
+				 * nothing: the caller says it */
 };
 
 struct lru_hooks {

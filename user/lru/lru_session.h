@@ -78,6 +78,7 @@ struct lru_session {
 	uint64_t busy_at_open;
 	/* --timing's windows, where its program is attached for them only */
 	struct lru_timing_cycle *timing_cycle;
+	bool quiet;			/* opts->quiet: the caller says it */
 };
 
 /*
