@@ -399,9 +399,13 @@ static __always_inline void lookup_entered(const struct lru_key *key,
 		return;		/* its exit finds no entry: unsynced */
 	}
 	/* a lookup entered here whose exit has not run here: it may change
-	 * this LRU unseen (preempted in it, migrated, or its exit skipped) */
-	if (st->in.task)
+	 * this LRU unseen (preempted in it, migrated, or its exit skipped),
+	 * and its time, if it is timed, would hold another lookup's */
+	if (st->in.task) {
 		lru_unseen(st);
+		if (timed)
+			time_abandon(st);
+	}
 	t = bpf_get_current_task_btf();
 	st->in.task = (__u64)t;
 	st->in.nsw = task_switches(t);
@@ -416,7 +420,7 @@ static __always_inline void lookup_entered(const struct lru_key *key,
 	if (!st->sh.valid || !lru_shadow_holds(st, (__u64)bhs[0], bhs))
 		model_restart(st, bhs, st->sh.valid && !bhs[0]);
 	if (timed)
-		time_start(st, t);
+		time_start_entry(st, t);
 	state_release(st);
 }
 
@@ -584,7 +588,7 @@ static __always_inline void lookup_done(const void *ret,
 	proof = lookup_trusted(st, may_solo);
 	if (proof != PROOF_OWN) {
 		lookup_unproven(st, bhs, ret, key, proof);
-		goto out;
+		goto forget;
 	}
 	if (!key)
 		key = &st->in.key;
@@ -619,10 +623,11 @@ static __always_inline void lookup_done(const void *ret,
 	}
 slow:
 	lookup_slow(st, bhs, ret, key, slot);
-out:
+forget:
 	/* timed, but counted with no class (unsynced, no key) */
 	if (timed)
 		time_forget(st);
+out:	/* the short paths counted their time, if any */
 	st->emptied_seen = st->emptied_now;
 	state_release(st);
 }

@@ -52,16 +52,9 @@ static __always_inline void time_dropped(void)
  * seen included). Its task goes last, its switch count first: whatever
  * preempts this in between makes the exit's check fail.
  */
-static __always_inline void time_start(struct lru_cpu_state *st,
-				       struct task_struct *t)
+static __always_inline void time_sample(struct lru_cpu_state *st,
+					struct task_struct *t, __u64 seen)
 {
-	__u64 seen = ++st->timer.seen;
-
-	/* this task's last timed lookup never reached its exit probe */
-	if (st->timer.task == (__u64)t) {
-		st->timer.task = 0;
-		time_dropped();
-	}
 	if (seen < st->timer.next)
 		return;
 	st->timer.next = seen + (time_every ?: 1);
@@ -71,6 +64,41 @@ static __always_inline void time_start(struct lru_cpu_state *st,
 	st->timer.t0 = bpf_ktime_get_ns();
 	asm volatile("" ::: "memory");
 	st->timer.task = (__u64)t;
+}
+
+/* A timed lookup whose exit has not run (yet): its time is dropped. */
+static __always_inline void time_abandon(struct lru_cpu_state *st)
+{
+	if (!st->timer.task)
+		return;
+	st->timer.task = 0;
+	time_dropped();
+}
+
+/*
+ * fentry_timing's, where no entry probe runs: a lookup of this task timed
+ * here never reached its exit probe if it is still on.
+ */
+static __always_inline void time_start(struct lru_cpu_state *st,
+				       struct task_struct *t)
+{
+	__u64 seen = ++st->timer.seen;
+
+	if (st->timer.task == (__u64)t)
+		time_abandon(st);
+	time_sample(st, t, seen);
+}
+
+/*
+ * The entry probe's: it calls time_abandon() itself where a lookup that
+ * entered here has not reached its exit, which every timed one left on
+ * is (each exit stops the timer first, and only exits clear the entry's
+ * mark), so the common path holds no check of its own.
+ */
+static __always_inline void time_start_entry(struct lru_cpu_state *st,
+					     struct task_struct *t)
+{
+	time_sample(st, t, ++st->timer.seen);
 }
 
 /* At a lookup's exit, first: its time, if its own entry started one. */
