@@ -110,7 +110,7 @@ def timing_targets(rows, lru, series="create-heavy"):
             continue
         extra = rows[plain]["ratio_to_untraced"] - rows[timed]["ratio_to_untraced"]
         if steady in rows:
-            out.append((f"{series}: {timed} with its first window, above {plain}",
+            out.append((f"{series}: {timed} with its first window, points above {plain}",
                         extra, None))
             timed = steady
             extra = rows[plain]["ratio_to_untraced"] - rows[timed]["ratio_to_untraced"]
