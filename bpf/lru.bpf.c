@@ -608,7 +608,7 @@ static __always_inline void lookup_done(const void *ret,
 		    !lone_front_ambiguous(st, slot)) {
 			lru_count_hit(st, key->dev, slot);
 			if (timed)
-				time_note_now(st, key->dev, slot);
+				time_note(st, key->dev, slot);
 			goto out;
 		}
 		/* so is an install into a shadow read from the LRU */
@@ -616,7 +616,7 @@ static __always_inline void lookup_done(const void *ret,
 			lru_count_install(st, key->dev,
 					  shadow_installed(&st->sh));
 			if (timed)
-				time_note_now(st, key->dev,
+				time_note(st, key->dev,
 					      LRU_TIME_INSTALLED);
 			goto out;
 		}

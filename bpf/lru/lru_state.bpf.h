@@ -140,9 +140,6 @@ struct lru_pending {
 	struct lru_key front_key;
 };
 
-/* --timing is on (lru_time.bpf.h). */
-const volatile bool time_on = false;
-
 /*
  * A lookup picked for timing (lru_time.bpf.h): its entry's timestamp,
  * task and context switches; at its exit, its time (dt) until it is
@@ -501,22 +498,16 @@ static __noinline int time_count(__u32 dev, int cls, __u64 dt);
 
 /*
  * Where a lookup's class is known: counts its time with it, if it was
- * timed (time_stop() left dt). _now: in a _timed program, which knows.
+ * timed (time_stop() left dt; never without --timing, so no flag for it
+ * is read: the check is the same two instructions).
  */
-static __always_inline void time_note_now(struct lru_cpu_state *st,
-					  __u32 dev, int cls)
+static __always_inline void time_note(struct lru_cpu_state *st, __u32 dev,
+				      int cls)
 {
 	if (!st->timer.dt)
 		return;
 	time_count(dev, cls, st->timer.dt);
 	st->timer.dt = 0;
-}
-
-static __always_inline void time_note(struct lru_cpu_state *st, __u32 dev,
-				      int cls)
-{
-	if (time_on)
-		time_note_now(st, dev, cls);
 }
 
 /* Counts r for its device and, with --trace, sends it. */

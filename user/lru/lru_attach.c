@@ -87,7 +87,6 @@ static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size,
 	/* with the ghost list, an install updates it: the long way */
 	skel->rodata->short_installs = o->whatif <= (int)skel->rodata->lru_slots;
 	skel->rodata->whatif_depth = o->whatif;
-	skel->rodata->time_on = o->time_every > 0;
 	skel->rodata->trace_events = o->trace;
 	/* lost kretprobe instances show only as entries without an exit */
 	skel->rodata->count_runs = count_runs;

@@ -246,7 +246,7 @@ int lru_session_read(struct lru_session *s, struct lru_snapshot *snap)
 		err = lru_snapshot_set_counters(snap, counters);
 	}
 	/* --timing's lookup times, and the busy time they are a share of */
-	if (!err && s->skel->rodata->time_on) {
+	if (!err && s->hooks.time_every) {
 		err = map_each_percpu(bpf_map__fd(s->skel->maps.lookup_time),
 				      sizeof(struct lru_time_stats), s->nr_cpus,
 				      add_times, &r);
