@@ -76,41 +76,56 @@ list 2
 probes=$("$bhscope" lru --probes -j)
 auto_mode=$(jq -r .mode <<<"$probes")
 
-# An independent count of the same tracepoint, when bpftrace is here.
-oracle=
-if command -v bpftrace >/dev/null; then
-	bpftrace -e "tracepoint:block:block_touch_buffer /args->dev == $kdev && cpu == $CPU/ { @hits = count(); }" \
-		>"$work/bpftrace.out" 2>&1 &
+# One measured run: bhscope lru on the tracepoint, beside an independent
+# count of the same tracepoint when bpftrace is here.
+measure() {
+	oracle=
+	if command -v bpftrace >/dev/null; then
+		bpftrace -e "tracepoint:block:block_touch_buffer /args->dev == $kdev && cpu == $CPU/ { @hits = count(); }" \
+			>"$work/bpftrace.out" 2>&1 &
+		pids+=($!)
+		oracle=$!
+		for _ in $(seq 300); do
+			grep -q '^Attaching' "$work/bpftrace.out" && break
+			sleep 0.1
+		done
+	fi
+
+	"$bhscope" lru -j -C -d "$dev" --whatif 32 --hook tracepoint 3600 1 \
+		>"$work/lru.json" 2>"$work/lru.err" &
 	pids+=($!)
-	oracle=$!
+	lru=$!
 	for _ in $(seq 300); do
-		grep -q '^Attaching' "$work/bpftrace.out" && break
+		grep -q '^Tracing' "$work/lru.err" && break
+		kill -0 $lru 2>/dev/null || break
 		sleep 0.1
 	done
+	grep -q '^Tracing' "$work/lru.err" || fail "bhscope lru did not start: $(cat "$work/lru.err")"
+	list $PASSES
+	sleep 0.2
+	kill -INT $lru
+	wait $lru || fail "bhscope lru exited with $?: $(cat "$work/lru.err")"
+	if [[ -n $oracle ]]; then
+		bpftrace_stop "$oracle" || true
+	fi
+	last=$(tail -n 1 "$work/lru.json")
+	cpu=$(jq -c ".cpus[] | select(.cpu == $CPU)" <<<"$last")
+	hits=$(jq .hits <<<"$cpu")
+}
+
+# The known answer holds while nothing else empties CPU $CPU's LRU. make
+# check runs other tests beside this one, and a block device they close
+# empties every CPU's (invalidate_bh_lrus), which no tracepoint shows: a
+# run short of hits that bpftrace confirms is the kernel's, and runs
+# again, once.
+measure
+if ((hits < K * (PASSES - 1))) && [[ -n $oracle ]] &&
+	[[ $(sed -n 's/^@hits: \([0-9]*\)/\1/p' "$work/bpftrace.out") == "$hits" ]]; then
+	echo "lru_degraded: CPU $CPU had $hits hits, which bpftrace counted too (an LRU emptied by another task?): once more"
+	measure
 fi
 
-"$bhscope" lru -j -C -d "$dev" --whatif 32 --hook tracepoint 3600 1 \
-	>"$work/lru.json" 2>"$work/lru.err" &
-pids+=($!)
-lru=$!
-for _ in $(seq 300); do
-	grep -q '^Tracing' "$work/lru.err" && break
-	kill -0 $lru 2>/dev/null || break
-	sleep 0.1
-done
-grep -q '^Tracing' "$work/lru.err" || fail "bhscope lru did not start: $(cat "$work/lru.err")"
-list $PASSES
-sleep 0.2
-kill -INT $lru
-wait $lru || fail "bhscope lru exited with $?: $(cat "$work/lru.err")"
-if [[ -n $oracle ]]; then
-	bpftrace_stop "$oracle" || true
-fi
-
-last=$(tail -n 1 "$work/lru.json")
-cpu=$(jq -c ".cpus[] | select(.cpu == $CPU)" <<<"$last")
 other=$(jq -c "[.cpus[] | select(.cpu != $CPU) | .hits] | add" <<<"$last")
-hits=$(jq .hits <<<"$cpu")
 
 [[ $(jq -r .mode <<<"$last") == tracepoint ]] || fail "mode is not tracepoint: $last"
 ((hits >= K * (PASSES - 1) && hits <= K * PASSES)) ||
