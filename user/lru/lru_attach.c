@@ -814,7 +814,7 @@ static int try_lookups(struct lru_session *s, const struct lru_load_opts *o,
 	};
 	/* __find_get_block never sleeps: its exit may prove it alone */
 	bool solo_ok = fentry && !t->common, solo, none_switched, deferred;
-	bool timed;
+	bool timed, entry_timed;
 	int timing_err = 0;
 	struct lru_bpf *skel;
 	int err;
@@ -833,7 +833,8 @@ retry:
 	}
 	/* the deferred hook times nothing, nor do its fallback's programs */
 	timed = o->time_every && !plan.deferred;
-	lookup_progs(skel, fentry, t, timed, timed && !solo_ok, &p);
+	entry_timed = timed && !solo_ok;
+	lookup_progs(skel, fentry, t, timed, entry_timed, &p);
 	lookup_progs_autoload(&p, t);
 	bpf_program__set_autoload(skel->progs.prime_shadow, true);
 	bpf_program__set_autoload(skel->progs.read_preempt_mode, true);
@@ -858,7 +859,7 @@ retry:
 		goto retry;
 	if (err)
 		return err;
-	lookup_progs(s->skel, fentry, t, timed, timed && !solo_ok, &p);
+	lookup_progs(s->skel, fentry, t, timed, entry_timed, &p);
 	none_switched = preempt_switches_none(s, plan.watch_preempt && plan.watch_fentry,
 					      solo_why, sizeof(solo_why));
 	s->skel->bss->switch_means_miss = none_switched;
