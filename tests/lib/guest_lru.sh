@@ -160,6 +160,36 @@ lru_check() {
 	fi
 }
 
+# lru_timing_check OUT [ORACLE_OUT]: a run with --timing 1 timed each
+# lookup its entry probe saw once at most, in the class of its outcome:
+# its timed and dropped lookups make those seen, but for a timing still
+# open on a CPU at the end (the guests trace no other buffer-head
+# filesystem); no class has more timed than the run counted; and, given
+# the oracle's output, no timed hit is one the kernel did not make (its
+# touches, counted from before the workload to after it).
+lru_timing_check() {
+	local t o=null
+	[[ -z ${2:-} ]] || o=$(cat "$2")
+	t=$(tail -n 1 "$1" | jq -c --argjson n "$(nproc)" --argjson o "$o" '
+		.lookup_time.costs as $c |
+		{every: $c.sample_every, seen: $c.seen, timed: $c.timed,
+		 dropped: $c.dropped, ncpu: $n,
+		 hits: [([$c.hit_slots[] | .timed] | add), .total.hits],
+		 installed: [$c.installed.timed, .total.installed],
+		 not_installed: [$c.not_installed.timed, .total.not_installed],
+		 absent: [$c.absent.timed, .total.absent],
+		 touches: (if $o then $o.touches | add else null end)}')
+	echo "lookup times: $t"
+	lru_check "timed: every lookup seen, timed or dropped (one a CPU may be open)" \
+		'.every == 1 and .timed > 0 and .timed + .dropped <= .seen and
+		 .seen - .timed - .dropped <= .ncpu' "$t"
+	lru_check "timed: no class holds more timed lookups than it counted" \
+		'[.hits, .installed, .not_installed, .absent] | all(.[0] <= .[1])' "$t"
+	[[ ${2:-} ]] || return 0
+	lru_check "timed: no more hits than the kernel made" \
+		'.hits[0] <= .touches' "$t"
+}
+
 # lru_replay_check SIM.JSON LIVE_CPU_JSON [LEARNED]: the independent replay
 # (bhscope simulate -C -j, in SIM.JSON) of the trace a live run wrote,
 # against that run's figures for $LRU_CPU (LIVE_CPU_JSON): nothing lost,

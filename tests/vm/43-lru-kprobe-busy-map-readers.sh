@@ -10,6 +10,8 @@
 # bhscope lru --hook kprobe may count fewer, never more; what it misses
 # must be in its lost lookups where the kernel counts skipped runs (6.7
 # on), and the lost count must be marked a lower bound where it does not.
+# It times every lookup (--timing 1): a skipped return probe must leave
+# its entry's timing dropped, never paired with another lookup's return.
 # vm-also: full rt
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
@@ -25,7 +27,7 @@ K=8 N=2000
 lru_dir "$PWD/mnt/d" $K
 sync
 
-lru_start lru.json -d $LRU_DEV --hook kprobe 3600 1
+lru_start lru.json -d $LRU_DEV --hook kprobe --timing 1 3600 1
 lru_oracle_start oracle.json "$(lru_kdev)"
 map_readers "$LRU_ORACLE/bhvm-mapread"
 # not real-time: the lister and the reader share CPU 1, so the reader is
@@ -52,3 +54,4 @@ else
 	lru_check "lost is marked a lower bound, and is one" \
 		'.complete == false and .lookups + .lost <= .calls' "$both"
 fi
+lru_timing_check lru.json oracle.json

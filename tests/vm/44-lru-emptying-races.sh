@@ -12,6 +12,8 @@
 # The oracle (tests/vm/bpf-count/oracle.*: fentry, fexit, the BTF
 # tracepoint on touch_buffer) shares no code with the tracer: touches are
 # the kernel's own hits, and nothing here disables the LRU's installs.
+# Every lookup is timed (--timing 1): a race must not pair one lookup's
+# timing with another's outcome either.
 # vm-also: full rt
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
@@ -29,7 +31,7 @@ lru_dir "$PWD/mnt/one" 1
 lru_list "$PWD/mnt/one" 1
 other=$(((LRU_CPU + 1) % $(nproc)))
 
-lru_start races.json -C -d $LRU_DEV 3600 1
+lru_start races.json -C -d $LRU_DEV --timing 1 3600 1
 lru_oracle_start oracle.json "$(lru_kdev)"
 # not real-time: each flush waits for a drain work on every CPU
 # (lru_add_drain_all()), which a real-time lister would keep off CPU 1
@@ -64,3 +66,4 @@ lru_check "no miss called not installed: the kernel installed every one" \
 	'.not_installed == 0' "$both"
 lru_check "every hit the kernel made is a hit or unsynced" \
 	'.hits + .unsynced + .lost >= .touches' "$both"
+lru_timing_check races.json oracle.json
