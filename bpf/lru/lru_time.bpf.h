@@ -131,8 +131,10 @@ static __noinline int time_count(__u32 dev, int cls, __u64 dt)
 	if (target_dev && dev != target_dev)
 		return 0;
 	t = map_lookup_or_init(&lookup_time, &dev, &zero_time);
-	if (!t)
+	if (!t) {
+		time_dropped();	/* no room for dev: not timed, and said so */
 		return 0;
+	}
 	t->n[cls]++;
 	t->ns[cls] += dt;
 	g = lru_time_group_of(cls);

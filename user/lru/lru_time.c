@@ -148,7 +148,7 @@ static void text_costs(FILE *out, const struct lru_time_input *in,
 	if (in->period_ms)
 		fprintf(out, " in windows of %g s every %g s",
 			in->window_ms / 1e3, in->period_ms / 1e3);
-	fprintf(out, ": %llu timed of %llu seen, %llu dropped (switched or preempted inside, or unsynced)\n",
+	fprintf(out, ": %llu timed of %llu seen, %llu dropped (switched or preempted inside, unsynced, or no room for the device)\n",
 		(unsigned long long)c->samples, (unsigned long long)in->seen,
 		(unsigned long long)in->dropped);
 	fprintf(out, "  hit by slot:");
