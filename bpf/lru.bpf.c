@@ -754,8 +754,8 @@ int BPF_PROG(fexit_lookup_common_timed, struct block_device *bdev,
  *
  * deferred_switch_check: where a lookup may sleep (6.12's nonatomic
  * lookup, in the page cache), a context switch on the CPU between two
- * entries lets a sleeper install here; the pending lookup is then
- * unsynced.
+ * entries lets a sleeper install here: switch_settle() settles the
+ * pending lookup at each switch, before that.
  */
 const volatile bool deferred_switch_check = false;
 /* lru_disable_count's address (kallsyms), 0 if it is not a symbol. */
@@ -838,16 +838,18 @@ static __always_inline bool deferred_installing(struct lru_cpu_state *st)
  */
 enum settle_how { SETTLE_DONE, SETTLE_SWITCHED, SETTLE_LEAVING };
 
-/* A context switch on this CPU since the pending lookup's entry. */
+/*
+ * Whether a task switch on this CPU since the pending lookup's entry went
+ * unsettled. Where a lookup may sleep, switch_settle() settles the
+ * pending lookup at every switch here, before another task runs here:
+ * so a lookup still pending ran to its end with no switch in it, unless
+ * a switch_settle() here could not claim the state, which it marks.
+ */
 static __always_inline int deferred_how(const struct lru_cpu_state *st)
 {
-	struct task_struct *t;
-
 	if (!deferred_switch_check)
 		return SETTLE_DONE;
-	t = bpf_get_current_task_btf();
-	return st->pend.task == (__u64)t && st->pend.nsw == task_switches(t) ?
-	       SETTLE_DONE : SETTLE_SWITCHED;
+	return st->pend.switch_missed ? SETTLE_SWITCHED : SETTLE_DONE;
 }
 
 /*
@@ -1042,7 +1044,6 @@ int BPF_PROG(fentry_deferred, struct block_device *bdev, sector_t block,
 {
 	struct buffer_head *const *bhs = lru_this_cpu();
 	struct lru_cpu_state *st = cpu_state_get();
-	struct task_struct *t;
 
 	if (!bhs || !st)
 		return 0;
@@ -1074,11 +1075,8 @@ int BPF_PROG(fentry_deferred, struct block_device *bdev, sector_t block,
 	st->pend.key.block = block;
 	st->pend.key.dev = bdev->bd_dev;
 	st->pend.key.size = size;
-	if (deferred_switch_check) {
-		t = bpf_get_current_task_btf();
-		st->pend.task = (__u64)t;
-		st->pend.nsw = task_switches(t);
-	}
+	if (deferred_switch_check)
+		st->pend.switch_missed = 0;
 	st->pend.valid = 1;
 out:
 	state_release(st);
@@ -1144,9 +1142,13 @@ int BPF_PROG(dead_settle, unsigned int cpu)
 /*
  * Where a lookup may sleep: every task switch settles this CPU's pending
  * lookup before another task can run here (and install, if it slept in
- * its own lookup). If the task leaving is the lookup's, with no switch
- * since its entry (its count was raised once, for this switch), any
- * change is its own; else only a hit is proven.
+ * its own lookup). The task leaving is the lookup's, with no switch
+ * since its entry (the last switch here settled what was pending then),
+ * so any change is its own; if a switch here went unsettled, only a hit
+ * is proven. A tracepoint program is skipped only when it recurses, which
+ * a switch cannot inside it, and no program that claims the state can
+ * switch where the deferred hook runs; a failed claim is marked all the
+ * same.
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(switch_settle, bool preempt, struct task_struct *prev,
@@ -1154,19 +1156,17 @@ int BPF_PROG(switch_settle, bool preempt, struct task_struct *prev,
 {
 	struct buffer_head *const *bhs;
 	struct lru_cpu_state *st = cpu_state_get();
-	int how;
 
 	if (!st || !st->pend.valid)
 		return 0;
 	bhs = lru_this_cpu();
-	if (!bhs || !state_claim(st))
+	if (!bhs || !state_claim(st)) {
+		st->pend.switch_missed = 1;
 		return 0;
-	if (st->pend.valid && !solo_off) {
-		how = st->pend.task == (__u64)prev &&
-		      st->pend.nsw + 1 == task_switches(prev) ?
-		      SETTLE_LEAVING : SETTLE_SWITCHED;
-		deferred_settle_now(st, bhs, how);
 	}
+	if (st->pend.valid && !solo_off)
+		deferred_settle_now(st, bhs, st->pend.switch_missed ?
+					     SETTLE_SWITCHED : SETTLE_LEAVING);
 	state_release(st);
 	return 0;
 }

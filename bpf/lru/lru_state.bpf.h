@@ -120,15 +120,15 @@ struct lru_inflight {
  */
 struct lru_pending {
 	struct lru_key key;
-	__u64 task;
-	__u64 nsw;
 	__u8 valid;
 	/*
 	 * lru_cache_disable() was off from the snapshot whose call count is
 	 * disable_c0 (lru_disable_calls) on: see deferred_installing().
 	 */
 	__u8 disable_ok;
-	__u8 pad[6];
+	/* a task switch here left it pending: see deferred_how() */
+	__u8 switch_missed;
+	__u8 pad[5];
 	__u64 disable_c0;
 	/*
 	 * The LRU's front bh when the last settle here made it the front or
