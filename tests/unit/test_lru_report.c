@@ -244,6 +244,29 @@ static void text_says_only_what_was_measured(void **state)
 	free(f);
 }
 
+/* Lookup times asked for and not there (the deferred hook, bhtune) are
+ * said in the text, as JSON's figures_unavailable says them; not asked
+ * for, nothing. */
+static void text_says_asked_times_are_unavailable(void **state)
+{
+	struct lru_hooks asked = hooks_in(LRU_MODE_FENTRY);
+	struct lru_hooks unasked = hooks_in(LRU_MODE_FENTRY);
+	char *a, *u;
+
+	(void)state;
+	asked.time_every = 64;
+	asked.fig[LRU_FIG_TIMES].available = false;
+	snprintf(asked.fig[LRU_FIG_TIMES].why,
+		 sizeof(asked.fig[LRU_FIG_TIMES].why), "no exit to time to");
+	unasked.fig[LRU_FIG_TIMES].available = false;
+	a = text_of(&asked, 0);
+	u = text_of(&unasked, 0);
+	assert_non_null(strstr(a, "\nlookup times: unavailable: no exit to time to\n"));
+	assert_null(strstr(u, "lookup times"));
+	free(a);
+	free(u);
+}
+
 /* The figures of a probe that lost lookups and could not prove some. */
 static struct json_object *lossy_json(enum lru_mode mode, bool known,
 				      char **text)
@@ -425,6 +448,7 @@ int main(void)
 		cmocka_unit_test(tracepoint_mode_reports_null_not_zero),
 		cmocka_unit_test(lookup_mode_reports_slots_and_curve),
 		cmocka_unit_test(text_says_only_what_was_measured),
+		cmocka_unit_test(text_says_asked_times_are_unavailable),
 		cmocka_unit_test(lost_lookups_are_reported_and_marked),
 		cmocka_unit_test(kprobe_lost_lookups_are_entries_without_a_return),
 		cmocka_unit_test(uncounted_misses_make_lost_a_lower_bound),

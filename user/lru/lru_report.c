@@ -351,6 +351,10 @@ void lru_report_text(FILE *out, const struct lru_report_ctx *ctx,
 	}
 	if (has_lookups(ctx) && lru_hooks_timed(ctx->hooks))
 		text_times(out, ctx, delta, &total);
+	else if (has_lookups(ctx) && ctx->hooks->time_every)
+		/* asked for and not there: said, as JSON's figures_unavailable */
+		fprintf(out, "lookup times: unavailable: %s\n",
+			ctx->hooks->fig[LRU_FIG_TIMES].why);
 	if (ctx->selfcost)
 		lru_selfcost_print(out, ctx->selfcost);
 	fprintf(out, "\n");
