@@ -14,6 +14,7 @@ import select
 import signal
 import statistics
 import subprocess
+import tempfile
 import time
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -59,8 +60,12 @@ class Tracer:
     """
 
     def __init__(self, name, argv, min_progs, event_prog=None, start_timeout=30,
-                 ready=None, settle=0.0):
+                 ready=None, settle=0.0, figures=None):
         self.name, self.argv, self.min_progs = name, argv, min_progs
+        # figures: what to keep of the tracer's own last line on stdout
+        # (its final report, as JSON), a function of it giving a dict of
+        # counts, summed over the repeats
+        self.figures, self.out = figures, None
         self.event_prog, self.start_timeout = event_prog, start_timeout
         # a line the tracer writes to stderr once everything is attached:
         # loading goes on after the first programs appear, and a load beside
@@ -84,7 +89,8 @@ class Tracer:
     def start(self, timeout=None):
         timeout = timeout or self.start_timeout
         before = set(prog_stats())
-        self.proc = subprocess.Popen(self.argv, stdout=subprocess.DEVNULL,
+        self.out = tempfile.TemporaryFile("w+") if self.figures else None
+        self.proc = subprocess.Popen(self.argv, stdout=self.out or subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True)
         deadline = time.time() + timeout
         while time.time() < deadline:
@@ -134,6 +140,16 @@ class Tracer:
                 self.proc.kill()
                 self.proc.wait()
 
+    def final_figures(self):
+        """figures() of the last line the stopped tracer wrote, or None."""
+        if not self.out:
+            return None
+        self.out.seek(0)
+        lines = [line for line in self.out.read().splitlines() if line.strip()]
+        self.out.close()
+        self.out = None
+        return self.figures(json.loads(lines[-1])) if lines else None
+
 
 def bpf_stats(enable):
     with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
@@ -168,9 +184,11 @@ def run_interleaved(modes, workload, reps, log=print):
                 finally:
                     if tracer:
                         tracer.stop()
+                figures = tracer.final_figures() if tracer else None
                 samples[name].append({"ops_per_s": ops, "bpf_stats": stats,
                                       "run_time_ns": ns, "run_cnt": cnt,
-                                      "cpu": cpu, "programs": progs})
+                                      "cpu": cpu, "programs": progs,
+                                      **({"figures": figures} if figures else {})})
                 cost = (f", {cnt} events, {ns / cnt:.0f} ns/event" if cnt else
                         "")
                 log(f"  rep {rep + 1}/{reps} {name:>16}: {ops:10.1f} ops/s"
@@ -206,6 +224,10 @@ def summarize(samples, baseline):
                 p[0] += pns
                 p[1] += pcnt
         cpus = [s["cpu"] * 100 for s in runs]
+        figures = {}
+        for s in runs:
+            for k, v in s.get("figures", {}).items():
+                figures[k] = figures.get(k, 0) + v
         rows[name] = {
             "ops_per_s_median": statistics.median(ops),
             "ops_per_s_min": min(ops), "ops_per_s_max": max(ops),
@@ -220,6 +242,7 @@ def summarize(samples, baseline):
                          for prog, (pns, pcnt) in sorted(progs.items())},
             "repeats": len(runs), "repeats_ops": len(ops),
             "repeats_bpf_stats": len(timed),
+            **({"figures": figures} if figures else {}),
         }
     return rows
 

@@ -14,6 +14,9 @@ block:block_touch_buffer (what a probe on hits alone starts from), and
 the floors of an entry-only probe: an empty fentry, one reading the LRU's
 front, one comparing its key, and an empty program on sched_switch.
 
+The bhscope lru rows and their deferred twins also print the share of
+lookups they left unsynced (their final JSON report, over the series).
+
 ns/event is per lookup: all of a tracer's BPF run time over the run count
 of its lookup probe (bhscope runs one program per lookup, at its exit;
 bpftrace one program per lookup and one per hit).
@@ -54,6 +57,17 @@ MAX_COST_LRU, MAX_COST_WHATIF, MAX_NS_VS_BPFTRACE, MAX_CPU_PCT = 0.022, 0.03, 0.
 TIMING_WINDOW_S = 1.0
 # Issue 31's, for the deferred hook, by the lookup it hooks (6.1, 6.12).
 MAX_COST_DEFERRED = {"__find_get_block": 0.024, "find_get_block_common": 0.026}
+
+
+def lru_figures(report):
+    """A bhscope lru -j run's final report: its lookups, unsynced and lost
+    (None where it counted no lookups: hits only, or no figure holds)."""
+    total, counters = report.get("total") or {}, report.get("counters") or {}
+    if total.get("lookups") is None:
+        return None
+    return {"lookups": total["lookups"] + (counters.get("unsynced_nodev") or 0),
+            "unsynced": report.get("unsynced_lookups") or 0,
+            "lost": report.get("lost_lookups") or 0}
 
 
 def lookup_func():
@@ -156,6 +170,11 @@ def print_report(res):
                               for p, v in r["programs"].items() if v["runs_per_run"])
             if progs:
                 print(f"  {mode}: {progs}")
+            f = r.get("figures")
+            if f and f["lookups"]:
+                # what the probe could not prove, over the whole series
+                print(f"  {mode}: {f['unsynced']} of {f['lookups']} lookups unsynced "
+                      f"({f['unsynced'] / f['lookups']:.3%}), {f['lost']} lost")
     print("\ntargets (create-heavy, and the timings' on stat-heavy; serve's duty cycle on its own series):")
     for t in res["targets"]:
         v = "n/a" if t["value"] is None else (
@@ -210,8 +229,9 @@ def main():
     # to start.
     modes = [
         ("untraced", None),
-        ("bhscope lru", abbench.Tracer("bhscope", [bhscope, "lru", "1"], 2,
-                                       event_prog="fexit_lookup", ready="Tracing")),
+        ("bhscope lru", abbench.Tracer("bhscope", [bhscope, "lru", "-j", "1"], 2,
+                                       event_prog="fexit_lookup", ready="Tracing",
+                                       figures=lru_figures)),
         ("bhscope lru --whatif 64",
          abbench.Tracer("bhscope", [bhscope, "lru", "--whatif", "64", "1"], 2,
                         event_prog="fexit_lookup", ready="Tracing")),
@@ -237,12 +257,15 @@ def main():
         # Issue 31's design: one fentry program per lookup, each classified
         # at the next entry on its CPU (BHSCOPE_LRU_DEFERRED=1).
         ("bhscope lru (deferred)",
-         abbench.Tracer("bhscope", ["env", "BHSCOPE_LRU_DEFERRED=1", bhscope, "lru", "1"],
-                        2, event_prog="fentry_deferred", ready="Tracing")),
+         abbench.Tracer("bhscope", ["env", "BHSCOPE_LRU_DEFERRED=1", bhscope, "lru", "-j",
+                                    "1"],
+                        2, event_prog="fentry_deferred", ready="Tracing",
+                        figures=lru_figures)),
         ("bhscope lru (deferred) --whatif 64",
-         abbench.Tracer("bhscope", ["env", "BHSCOPE_LRU_DEFERRED=1", bhscope, "lru",
+         abbench.Tracer("bhscope", ["env", "BHSCOPE_LRU_DEFERRED=1", bhscope, "lru", "-j",
                                     "--whatif", "64", "1"],
-                        2, event_prog="fentry_deferred", ready="Tracing")),
+                        2, event_prog="fentry_deferred", ready="Tracing",
+                        figures=lru_figures)),
         ("bpftrace", abbench.Tracer("bpftrace", ["bpftrace", bt_path], 3,
                                     event_prog=func[:15], start_timeout=180)),
         # The floors of an exit probe and of an entry-only one (issue 31):

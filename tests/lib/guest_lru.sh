@@ -166,9 +166,16 @@ lru_check() {
 # open on a CPU at the end (the guests trace no other buffer-head
 # filesystem); no class has more timed than the run counted; and, given
 # the oracle's output, no timed hit is one the kernel did not make (its
-# touches, counted from before the workload to after it).
+# touches, counted from before the workload to after it). The deferred
+# hook times nothing, and must say so.
 lru_timing_check() {
 	local t o=null
+	if [[ ${BHSCOPE_LRU_DEFERRED:-} == 1 ]]; then
+		lru_check "deferred hook: no lookup times, and the report says why" \
+			'.lookup_time == null and (.unavailable.lookup_time | test("deferred"))' \
+			"$(tail -n 1 "$1")"
+		return 0
+	fi
 	[[ -z ${2:-} ]] || o=$(cat "$2")
 	t=$(tail -n 1 "$1" | jq -c --argjson n "$(nproc)" --argjson o "$o" '
 		.lookup_time.costs as $c |
