@@ -96,8 +96,12 @@ wait_for_file_lines() {
 }
 
 # prog_ids_of PID: the BPF programs a process holds (its fds' prog_id).
+# An fd it closes while grep reads the list is none of them: grep's error
+# for it must not fail a caller's pipefail (serve --lru-duty opens and
+# closes a session's fds every window).
 prog_ids_of() {
-	grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2> /dev/null | awk '{ print $2 }' | sort -un
+	{ grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2> /dev/null || true; } |
+		awk '{ print $2 }' | sort -un
 }
 
 # progs_left SECONDS ID...: the IDs still loaded after waiting up to
