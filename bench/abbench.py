@@ -62,9 +62,9 @@ class Tracer:
     def __init__(self, name, argv, min_progs, event_prog=None, start_timeout=30,
                  ready=None, settle=0.0, figures=None):
         self.name, self.argv, self.min_progs = name, argv, min_progs
-        # figures: what to keep of the tracer's own last line on stdout
-        # (its final report, as JSON), a function of it giving a dict of
-        # counts, summed over the repeats
+        # figures: what to keep of the tracer's own reports, the JSON
+        # lines it wrote on stdout (one an interval), a function of their
+        # list giving a dict of counts, summed over the repeats
         self.figures, self.out = figures, None
         self.event_prog, self.start_timeout = event_prog, start_timeout
         # a line the tracer writes to stderr once everything is attached:
@@ -141,14 +141,15 @@ class Tracer:
                 self.proc.wait()
 
     def final_figures(self):
-        """figures() of the last line the stopped tracer wrote, or None."""
+        """figures() of the lines the stopped tracer wrote, or None."""
         if not self.out:
             return None
         self.out.seek(0)
-        lines = [line for line in self.out.read().splitlines() if line.strip()]
+        reports = [json.loads(line) for line in self.out.read().splitlines()
+                   if line.strip()]
         self.out.close()
         self.out = None
-        return self.figures(json.loads(lines[-1])) if lines else None
+        return self.figures(reports) if reports else None
 
 
 def bpf_stats(enable):

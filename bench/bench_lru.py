@@ -15,7 +15,7 @@ the floors of an entry-only probe: an empty fentry, one reading the LRU's
 front, one comparing its key, and an empty program on sched_switch.
 
 The bhscope lru rows and their deferred twins also print the share of
-lookups they left unsynced (their final JSON report, over the series).
+lookups they left unsynced (their JSON reports, over the series).
 
 ns/event is per lookup: all of a tracer's BPF run time over the run count
 of its lookup probe (bhscope runs one program per lookup, at its exit;
@@ -59,15 +59,19 @@ TIMING_WINDOW_S = 1.0
 MAX_COST_DEFERRED = {"__find_get_block": 0.024, "find_get_block_common": 0.026}
 
 
-def lru_figures(report):
-    """A bhscope lru -j run's final report: its lookups, unsynced and lost
-    (None where it counted no lookups: hits only, or no figure holds)."""
-    total, counters = report.get("total") or {}, report.get("counters") or {}
-    if total.get("lookups") is None:
-        return None
-    return {"lookups": total["lookups"] + (counters.get("unsynced_nodev") or 0),
-            "unsynced": report.get("unsynced_lookups") or 0,
-            "lost": report.get("lost_lookups") or 0}
+def lru_figures(reports):
+    """A bhscope lru -j run's reports, one an interval: its lookups,
+    unsynced and lost over them all (None where it counted no lookups:
+    hits only, or no figure holds)."""
+    out = {"lookups": 0, "unsynced": 0, "lost": 0}
+    for r in reports:
+        total, counters = r.get("total") or {}, r.get("counters") or {}
+        if total.get("lookups") is None:
+            return None
+        out["lookups"] += total["lookups"] + (counters.get("unsynced_nodev") or 0)
+        out["unsynced"] += r.get("unsynced_lookups") or 0
+        out["lost"] += r.get("lost_lookups") or 0
+    return out
 
 
 def lookup_func():
