@@ -845,9 +845,10 @@ enum settle_how { SETTLE_DONE, SETTLE_SWITCHED, SETTLE_LEAVING };
  * so a lookup still pending ran to its end with no switch in it, unless
  * a switch_settle() here could not claim the state, which it marks.
  */
-static __always_inline int deferred_how(const struct lru_cpu_state *st)
+static __always_inline int deferred_how(const struct lru_cpu_state *st,
+					bool may_sleep)
 {
-	if (!deferred_switch_check)
+	if (!may_sleep)
 		return SETTLE_DONE;
 	return st->pend.switch_missed ? SETTLE_SWITCHED : SETTLE_DONE;
 }
@@ -960,7 +961,10 @@ static __noinline int deferred_slow(struct lru_cpu_state *st,
 	return 0;
 }
 
-/* Classifies this CPU's pending lookup against the LRU as it is now. */
+/*
+ * Classifies this CPU's pending lookup against the LRU as it is now. The
+ * caller clears pend.valid (a lookup's entry sets it again after).
+ */
 static __always_inline void deferred_settle(struct lru_cpu_state *st,
 					    struct buffer_head *const *bhs,
 					    int how)
@@ -968,15 +972,16 @@ static __always_inline void deferred_settle(struct lru_cpu_state *st,
 	__u64 lru0 = (__u64)bhs[0];
 	int slot = -2;
 
-	st->pend.valid = 0;
-	if (trace_events || how == SETTLE_SWITCHED || !lru0 || !st->sh.valid)
+	/* never with --trace (deferred_wanted()): no records to send here */
+	if (unlikely(how == SETTLE_SWITCHED || !lru0 || !st->sh.valid))
 		goto slow;
 	if (lru0 != st->sh.bh[0]) {
 		slot = shadow_to_front(&st->sh, (const void *)lru0);
 		/* slot 0 cannot be: the front changed */
-		if (!shadow_rest_matches(&st->sh, bhs) || lru_check_pending(st))
+		if (unlikely(!shadow_rest_matches(&st->sh, bhs) ||
+			     lru_unseen_pending(st)))
 			goto slow;
-		if ((__u32)slot < short_slots) {
+		if (likely((__u32)slot < short_slots)) {
 			lru_count_hit(st, st->pend.key.dev, slot);
 		} else if (slot == -1 && short_installs) {
 			lru_count_install(st, st->pend.key.dev,
@@ -992,7 +997,7 @@ static __always_inline void deferred_settle(struct lru_cpu_state *st,
 	/* the front as it was, with its key: a hit in slot 0 */
 	if (lru0 == st->pend.front_bh &&
 	    key_eq(&st->pend.front_key, &st->pend.key) &&
-	    (__u64)bhs[1] == st->sh.bh[1] && !lru_check_pending(st) &&
+	    (__u64)bhs[1] == st->sh.bh[1] && !lru_unseen_pending(st) &&
 	    !lone_front_ambiguous(st, 0)) {
 		lru_count_hit(st, st->pend.key.dev, 0);
 		return;
@@ -1011,6 +1016,7 @@ static __always_inline void deferred_settle_now(struct lru_cpu_state *st,
 						int how)
 {
 	st->emptied_now = lru_emptied_gen;
+	st->pend.valid = 0;
 	deferred_settle(st, bhs, how);
 	st->emptied_seen = st->emptied_now;
 }
@@ -1038,49 +1044,77 @@ static __always_inline void deferred_stopped(struct lru_cpu_state *st,
 		deferred_lost();
 }
 
-SEC("fentry/__find_get_block")
-int BPF_PROG(fentry_deferred, struct block_device *bdev, sector_t block,
-	     unsigned int size)
+/*
+ * The first lookup here since the tracer started or a read settled the
+ * last: nothing pending, so the LRU is read if the shadow does not hold.
+ */
+static __noinline int deferred_first(struct lru_cpu_state *st,
+				     struct buffer_head *const *bhs)
+{
+	if (!st->sh.valid || !lru_shadow_holds(st, (__u64)bhs[0], bhs)) {
+		model_restart(st, bhs, st->sh.valid && !bhs[0]);
+		st->pend.front_bh = 0;	/* it may hold another bh */
+	}
+	/* a CPU's first lookup (since a read): proof ready for it */
+	if (!st->pend.disable_ok)
+		disable_snapshot(st);
+	return 0;
+}
+
+/*
+ * A lookup's entry. may_sleep: the lookup may sleep (6.12's nonatomic
+ * one), as deferred_switch_check says; the entry comes as two programs,
+ * so that it tests no flag for it. Its arguments are read from ctx last,
+ * after the settle: held across it from the start, each took a register
+ * saved on every run.
+ */
+static __always_inline int deferred_entry(__u64 *ctx, bool may_sleep)
 {
 	struct buffer_head *const *bhs = lru_this_cpu();
 	struct lru_cpu_state *st = cpu_state_get();
+	struct block_device *bdev;
 
-	if (!bhs || !st)
+	if (unlikely(!bhs || !st))
 		return 0;
-	if (!state_claim(st)) {
+	if (unlikely(!state_claim(st))) {
 		/* a settle in flight here (an IPI's): this lookup uncounted */
 		deferred_lost();
 		lru_unseen(st);
 		return 0;
 	}
-	if (solo_off) {
+	if (unlikely(solo_off)) {
 		deferred_stopped(st, bhs);
 		goto out;
 	}
 	/* before the LRU is read: an emptying after it changes the number */
 	st->emptied_now = lru_emptied_gen;
-	if (st->pend.valid) {
-		deferred_settle(st, bhs, deferred_how(st));
-	} else {
-		if (!st->sh.valid ||
-		    !lru_shadow_holds(st, (__u64)bhs[0], bhs)) {
-			model_restart(st, bhs, st->sh.valid && !bhs[0]);
-			st->pend.front_bh = 0;	/* it may hold another bh */
-		}
-		/* a CPU's first lookup (since a read): proof ready for it */
-		if (!st->pend.disable_ok)
-			disable_snapshot(st);
-	}
+	if (likely(st->pend.valid))
+		deferred_settle(st, bhs, deferred_how(st, may_sleep));
+	else
+		deferred_first(st, bhs);
 	st->emptied_seen = st->emptied_now;
-	st->pend.key.block = block;
+	bdev = (struct block_device *)ctx[0];
+	st->pend.key.block = ctx[1];
 	st->pend.key.dev = bdev->bd_dev;
-	st->pend.key.size = size;
-	if (deferred_switch_check)
+	st->pend.key.size = ctx[2];
+	if (may_sleep)
 		st->pend.switch_missed = 0;
 	st->pend.valid = 1;
 out:
 	state_release(st);
 	return 0;
+}
+
+SEC("fentry/__find_get_block")
+int BPF_PROG(fentry_deferred)
+{
+	return deferred_entry(ctx, false);
+}
+
+SEC("fentry/find_get_block_common")
+int BPF_PROG(fentry_deferred_sleeps)
+{
+	return deferred_entry(ctx, true);
 }
 
 /*
@@ -1102,7 +1136,8 @@ int settle_pending(void *ctx)
 		st->pend.valid = 0;
 		deferred_unsynced(st, bhs, &st->pend.key, false, false);
 	} else if (st->pend.valid) {
-		deferred_settle_now(st, bhs, deferred_how(st));
+		deferred_settle_now(st, bhs,
+				    deferred_how(st, deferred_switch_check));
 	}
 	state_release(st);
 	return 0;

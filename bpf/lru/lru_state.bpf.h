@@ -252,7 +252,7 @@ static __always_inline struct lru_dev_stats *dev_stats_get(struct lru_cpu_state 
 	struct lru_dev_stats *s;
 	__u32 b;
 
-	if (d->owner == dev + 1ULL)
+	if (likely(d->owner == dev + 1ULL))
 		return &d->s;
 	if (d->owner) {
 		b = (dev * 0x9e3779b1U) >> (32 - BHSCOPE_LRU_DEV_BUCKET_BITS);
@@ -362,11 +362,21 @@ static __always_inline bool lru_shadow_holds(struct lru_cpu_state *st,
 	return lru0 == st->sh.bh[0] && shadow_matches_all(&st->sh, bhs);
 }
 
+/*
+ * Whether a change unseen is noted since the last slot-by-slot check: the
+ * whole of lru_check_pending() for an fentry hook (check_every_slot is
+ * for kprobes), without the flag's load and test on every lookup.
+ */
+static __always_inline bool lru_unseen_pending(const struct lru_cpu_state *st)
+{
+	return st->unseen != st->unseen_checked ||
+	       resync_gen != st->resync_seen;
+}
+
 /* Whether the next check is slot by slot (the short path then goes long). */
 static __always_inline bool lru_check_pending(const struct lru_cpu_state *st)
 {
-	return check_every_slot || st->unseen != st->unseen_checked ||
-	       resync_gen != st->resync_seen;
+	return check_every_slot || lru_unseen_pending(st);
 }
 
 static __always_inline void count_cpu(__u32 off)
@@ -428,10 +438,15 @@ static __always_inline void trace_lookup(struct lru_cpu_state *st,
 	trace_sent(st);
 }
 
-/* dev's counters on this CPU, if dev is counted and there is room. */
+/*
+ * dev's counters on this CPU, if dev is counted and there is room. Bucket
+ * 0's owner first: a device not counted never takes a bucket.
+ */
 static __always_inline struct lru_dev_stats *dev_counted(struct lru_cpu_state *st,
 							 __u32 dev)
 {
+	if (likely(st->buckets[0].owner == dev + 1ULL))
+		return &st->buckets[0].s;
 	if (target_dev && dev != target_dev)
 		return NULL;
 	return dev_stats_get(st, dev);

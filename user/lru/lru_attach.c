@@ -544,12 +544,22 @@ static bool deferred_wanted(const struct lru_load_opts *o, bool fentry,
 	       (!t->common || sym->partition_xcpus_add);
 }
 
+/* The deferred entry: its twin for a lookup that may sleep (6.12+). */
+static struct bpf_program *deferred_prog(struct lru_bpf *skel,
+					 const struct lookup_target *t)
+{
+	return t->common ? skel->progs.fentry_deferred_sleeps :
+			   skel->progs.fentry_deferred;
+}
+
 static void deferred_autoload(struct lru_bpf *skel,
 			      const struct lookup_target *t,
 			      const struct lru_symbols *sym)
 {
-	bpf_program__set_autoload(skel->progs.fentry_deferred, true);
-	bpf_program__set_attach_target(skel->progs.fentry_deferred, 0, t->func);
+	struct bpf_program *entry = deferred_prog(skel, t);
+
+	bpf_program__set_autoload(entry, true);
+	bpf_program__set_attach_target(entry, 0, t->func);
 	bpf_program__set_autoload(skel->progs.fentry_cache_disable, true);
 	bpf_program__set_autoload(skel->progs.fexit_cache_disable, true);
 	bpf_program__set_autoload(skel->progs.fentry_isolate, t->common);
@@ -591,8 +601,8 @@ static int deferred_attach(struct lru_session *s, const struct lookup_progs *p,
 				 __ATOMIC_SEQ_CST);
 		s->deferred_at = s->nr_att;
 		/* its skipped runs are lost lookups, as an exit's */
-		err = attach(s, skel->progs.fentry_deferred, HOOK_FENTRY,
-			     t->func, ROLE_LOOKUP_EXIT);
+		err = attach(s, deferred_prog(skel, t), HOOK_FENTRY, t->func,
+			     ROLE_LOOKUP_EXIT);
 	}
 	if (!err) {
 		s->fallback_at = s->nr_att;
