@@ -170,7 +170,9 @@ lru_check() {
 # hook times nothing, and must say so.
 lru_timing_check() {
 	local t o=null
-	if [[ ${BHSCOPE_LRU_DEFERRED:-} == 1 ]]; then
+	# the deferred hook and its fallback are fentry programs (kprobes time)
+	if [[ ${BHSCOPE_LRU_DEFERRED:-} == 1 &&
+		$(tail -n 1 "$1" | jq -r .mode) == fentry ]]; then
 		lru_check "deferred hook: no lookup times, and the report says why" \
 			'.lookup_time == null and (.unavailable.lookup_time | test("deferred"))' \
 			"$(tail -n 1 "$1")"
