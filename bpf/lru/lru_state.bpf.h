@@ -239,21 +239,25 @@ static __always_inline struct lru_cpu_counters *cpu_counters_get(void)
 }
 
 /*
- * dev's counters on this CPU; NULL when no map has room for it. The first
- * device counted on a CPU takes bucket 0, found at a fixed offset (most
- * hosts look up one device most of the time); the others go to the
- * bucket their dev_t hashes to among the rest, else the hash map.
+ * dev's counters on this CPU; NULL when dev is not counted (target_dev)
+ * or no map has room for it. The first device counted on a CPU takes
+ * bucket 0, found at a fixed offset (most hosts look up one device most
+ * of the time): its owner is tested first, since a device not counted
+ * never takes a bucket. The others go to the bucket their dev_t hashes
+ * to among the rest, else the hash map.
  */
-static __always_inline struct lru_dev_stats *dev_stats_get(struct lru_cpu_state *st,
-							   __u32 dev)
+static __always_inline struct lru_dev_stats *dev_counted(struct lru_cpu_state *st,
+							 __u32 dev)
 {
 	struct lru_dev_bucket *d = &st->buckets[0];
 	struct lru_cpu_counters *c;
 	struct lru_dev_stats *s;
-	__u32 b;
+	__u32 b, key;
 
 	if (likely(d->owner == dev + 1ULL))
 		return &d->s;
+	if (target_dev && dev != target_dev)
+		return NULL;
 	if (d->owner) {
 		b = (dev * 0x9e3779b1U) >> (32 - BHSCOPE_LRU_DEV_BUCKET_BITS);
 		d = &st->buckets[b ?: 1];
@@ -264,7 +268,9 @@ static __always_inline struct lru_dev_stats *dev_stats_get(struct lru_cpu_state 
 		d->owner = dev + 1ULL;
 		return &d->s;
 	}
-	s = map_lookup_or_init(&dev_stats, &dev, &zero_stats);
+	/* a key of its own: dev's address would keep it on the stack for all */
+	key = dev;
+	s = map_lookup_or_init(&dev_stats, &key, &zero_stats);
 	if (!s) {
 		c = cpu_counters_get();
 		if (c)
@@ -436,20 +442,6 @@ static __always_inline void trace_lookup(struct lru_cpu_state *st,
 	e->flags |= r->flags;
 	bpf_ringbuf_submit(e, 0);
 	trace_sent(st);
-}
-
-/*
- * dev's counters on this CPU, if dev is counted and there is room. Bucket
- * 0's owner first: a device not counted never takes a bucket.
- */
-static __always_inline struct lru_dev_stats *dev_counted(struct lru_cpu_state *st,
-							 __u32 dev)
-{
-	if (likely(st->buckets[0].owner == dev + 1ULL))
-		return &st->buckets[0].s;
-	if (target_dev && dev != target_dev)
-		return NULL;
-	return dev_stats_get(st, dev);
 }
 
 /*
