@@ -843,7 +843,8 @@ enum settle_how { SETTLE_DONE, SETTLE_SWITCHED, SETTLE_LEAVING };
  * unsettled. Where a lookup may sleep, switch_settle() settles the
  * pending lookup at every switch here, before another task runs here:
  * so a lookup still pending ran to its end with no switch in it, unless
- * a switch_settle() here could not claim the state, which it marks.
+ * a switch_settle() here could not claim the state, which it marks until
+ * the lookup is settled.
  */
 static __always_inline int deferred_how(const struct lru_cpu_state *st,
 					bool may_sleep)
@@ -1017,6 +1018,7 @@ static __always_inline void deferred_settle_now(struct lru_cpu_state *st,
 {
 	st->emptied_now = lru_emptied_gen;
 	st->pend.valid = 0;
+	st->pend.switch_missed = 0;
 	deferred_settle(st, bhs, how);
 	st->emptied_seen = st->emptied_now;
 }
@@ -1038,6 +1040,7 @@ static __always_inline void deferred_stopped(struct lru_cpu_state *st,
 {
 	if (st->pend.valid) {
 		st->pend.valid = 0;
+		st->pend.switch_missed = 0;
 		deferred_unsynced(st, bhs, &st->pend.key, false, false);
 	}
 	if (!deferred_off)
@@ -1088,17 +1091,20 @@ static __always_inline int deferred_entry(__u64 *ctx, bool may_sleep)
 	}
 	/* before the LRU is read: an emptying after it changes the number */
 	st->emptied_now = lru_emptied_gen;
-	if (likely(st->pend.valid))
-		deferred_settle(st, bhs, deferred_how(st, may_sleep));
-	else
+	if (unlikely(!st->pend.valid)) {
 		deferred_first(st, bhs);
+	} else if (unlikely(deferred_how(st, may_sleep) == SETTLE_SWITCHED)) {
+		/* a rare case, apart: the short path then knows how it ran */
+		st->pend.switch_missed = 0;
+		deferred_settle(st, bhs, SETTLE_SWITCHED);
+	} else {
+		deferred_settle(st, bhs, SETTLE_DONE);
+	}
 	st->emptied_seen = st->emptied_now;
 	bdev = (struct block_device *)ctx[0];
 	st->pend.key.block = ctx[1];
 	st->pend.key.dev = bdev->bd_dev;
 	st->pend.key.size = ctx[2];
-	if (may_sleep)
-		st->pend.switch_missed = 0;
 	st->pend.valid = 1;
 out:
 	state_release(st);
@@ -1134,6 +1140,7 @@ int settle_pending(void *ctx)
 	if (st->pend.valid && solo_off) {
 		/* the model was switched: it may have been preempted inside */
 		st->pend.valid = 0;
+		st->pend.switch_missed = 0;
 		deferred_unsynced(st, bhs, &st->pend.key, false, false);
 	} else if (st->pend.valid) {
 		deferred_settle_now(st, bhs,

@@ -37,9 +37,21 @@ fi
 lru_known_dirs
 lru_known_passes 2
 
-# batches with a pause: a FIFO loop that never yields would starve CPU 1
-(while :; do lru_known_passes 20; sleep 0.05; done) &
-LRU_PIDS="$!"
+# batches with a pause: a FIFO loop that never yields would starve CPU 1;
+# the passes done so far in passes.done, so that a window with no lookups
+# can be told from a load that stopped (set -e ends it at a failed pass)
+(trap 'echo "stopped, exit $?" >load.end' EXIT
+n=0; while :; do
+	lru_known_passes 20
+	echo $((n += 20)) >passes.done
+	sleep 0.05
+done) &
+load=$!
+LRU_PIDS="$load"
+# load_state: the passes done, and whether the load still runs
+load_state() {
+	echo "$(cat passes.done 2>/dev/null || echo 0) passes done, $(cat load.end 2>/dev/null || echo running)"
+}
 "$LRU_BHSCOPE" serve --lru --lru-duty=$WINDOW/$PERIOD --lru-whatif 16 \
 	-d $LRU_DEV -l none --textfile "$PWD" -i 1 2>serve.log &
 serve=$!
@@ -65,13 +77,19 @@ t0=$SECONDS
 first=$(value 'bhscope_lru_windows_total{result="complete"}' first.prom)
 end0=$(value bhscope_lru_window_end_timestamp_seconds first.prom)
 WINDOWS=3
+seen=$first
 while ((SECONDS - t0 < 150)); do
 	scrape last.prom
 	complete=$(value 'bhscope_lru_windows_total{result="complete"}' last.prom)
+	if ((complete != seen)); then
+		seen=$complete
+		echo "window $complete at $((SECONDS - t0)) s: $(value "bhscope_lru_window_lookups{device=\"$LRU_DEV\"}" last.prom) lookups; load: $(load_state)"
+	fi
 	((complete - first < WINDOWS)) || break
 	sleep 0.1
 done
 span=$((SECONDS - t0))
+echo "load: $(load_state)"
 grep -E '^bhscope_lru_(window|mode|hits)' last.prom
 
 d='{device="'$LRU_DEV'"}'
@@ -104,6 +122,8 @@ known() {
 	w4=$(value 'bhscope_lru_window_whatif_hits{device="'$LRU_DEV'",size="4"}' "$1")
 	w8=$(value 'bhscope_lru_window_whatif_hits{device="'$LRU_DEV'",size="8"}' "$1")
 	echo "$2: lookups $lookups, hits $hits, installed $inst, not installed $notinst, absent $absent, unsynced $unsynced; what-if hits at 4: $w4, at 8: $w8"
+	[[ $lookups != none ]] ||
+		fail "$2 has no lookup gauges for $LRU_DEV (load: $(load_state)): $(grep -E '^bhscope_lru_(window|lost)' "$1")"
 	((lookups >= 28)) || fail "$2 saw $lookups lookups"
 	((notinst == 0 && absent == 0)) || fail "$2: misses other than installed ones"
 	((unsynced <= 2)) || fail "$2: $unsynced lookups unsynced"
