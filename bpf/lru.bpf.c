@@ -1319,6 +1319,22 @@ int read_preempt_mode(void *ctx)
 	return 0;
 }
 
+/*
+ * Run by user space on each CPU when the kernel counted skipped runs of
+ * the lookup probes: lookups may have changed any CPU's LRU unseen, so
+ * each CPU's next check is slot by slot. An atomic add, as a probe that
+ * finds the state busy does: it may land inside a probe there.
+ */
+SEC("raw_tp")
+int mark_unseen(void *ctx)
+{
+	struct lru_cpu_state *st = cpu_state_get();
+
+	if (st)
+		lru_unseen(st);
+	return 0;
+}
+
 /* The device whose counters forget_device() drops: its dev_t + 1. */
 __u64 forget_owner;
 

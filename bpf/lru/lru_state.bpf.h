@@ -81,14 +81,6 @@ __u32 solo_off;
 __u64 lru_emptied_gen;
 __u32 emptied_watched;
 
-/*
- * Lookups may have changed a CPU's LRU unseen (their probes did not run,
- * or ran elsewhere): then the shadow is compared slot by slot, not by its
- * first two slots (shadow_matches()). Bumped by user space when the kernel
- * counted skipped runs of the lookup probes, for every CPU; per CPU, by
- * the probes (lru_cpu_state.unseen).
- */
-__u64 resync_gen;
 /* Every comparison slot by slot: skipped runs are neither seen nor counted. */
 const volatile bool check_every_slot = false;
 
@@ -172,12 +164,14 @@ struct lru_cpu_state {
 	/*
 	 * Bumped when a lookup may have changed this LRU unseen (an exit that
 	 * cannot prove its lookup, an entry that finds another lookup in
-	 * flight, a probe that found the state busy); unseen_checked and
-	 * resync_seen: unseen and resync_gen at the last slot-by-slot check.
+	 * flight, a probe that found the state busy, and on every CPU by
+	 * mark_unseen() when the kernel skipped runs of the lookup probes);
+	 * unseen_checked: unseen at the last slot-by-slot check. Until they
+	 * agree, the shadow is compared slot by slot, not by its first two
+	 * slots (shadow_matches()).
 	 */
 	__u64 unseen;
 	__u64 unseen_checked;
-	__u64 resync_seen;
 	struct lru_shadow sh;
 	/*
 	 * With the ghost list or a trace: the bh in the shadow's last slot
@@ -354,14 +348,12 @@ static __always_inline bool lru_shadow_holds(struct lru_cpu_state *st,
 					     __u64 lru0,
 					     struct buffer_head *const *bhs)
 {
-	__u64 unseen = st->unseen, resync = resync_gen;
+	__u64 unseen = st->unseen;
 	struct lru_cpu_counters *c;
 
-	if (!check_every_slot && unseen == st->unseen_checked &&
-	    resync == st->resync_seen)
+	if (!check_every_slot && unseen == st->unseen_checked)
 		return shadow_matches(&st->sh, lru0, bhs);
 	st->unseen_checked = unseen;
-	st->resync_seen = resync;
 	c = cpu_counters_get();
 	if (c)
 		c->full_checks++;
@@ -375,8 +367,7 @@ static __always_inline bool lru_shadow_holds(struct lru_cpu_state *st,
  */
 static __always_inline bool lru_unseen_pending(const struct lru_cpu_state *st)
 {
-	return st->unseen != st->unseen_checked ||
-	       resync_gen != st->resync_seen;
+	return st->unseen != st->unseen_checked;
 }
 
 /* Whether the next check is slot by slot (the short path then goes long). */

@@ -102,6 +102,7 @@ static struct lru_bpf *open_skel(const struct lru_load_opts *o, int lru_size,
 	bpf_object__for_each_program(p, skel->obj)
 		bpf_program__set_autoload(p, false);
 	bpf_program__set_autoload(skel->progs.forget_device, true);
+	bpf_program__set_autoload(skel->progs.mark_unseen, true);
 	return skel;
 }
 

@@ -172,7 +172,7 @@ static void react_to_misses(struct lru_session *s, const struct lru_snapshot *sn
 
 	if (lookups != s->lookup_misses) {
 		s->lookup_misses = lookups;
-		__atomic_fetch_add(&s->skel->bss->resync_gen, 1, __ATOMIC_SEQ_CST);
+		lru_session_run_on_each_cpu(s, s->skel->progs.mark_unseen);
 	}
 	if (snap->emptied_misses &&
 	    __atomic_exchange_n(&s->skel->bss->emptied_watched, 0, __ATOMIC_SEQ_CST)) {
