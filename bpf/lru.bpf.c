@@ -1173,6 +1173,30 @@ static __always_inline void deferred_settle_dead(__u32 cpu)
 	state_release(st);
 }
 
+/*
+ * The drain work is about to empty this CPU's LRU (invalidate_bh_lrus_cpu(),
+ * from lru_add_drain_all() or lru_cache_disable(): a task on this CPU,
+ * never inside a lookup): the pending lookup is settled first, against
+ * the LRU it left, where at the next entry the emptying would leave it
+ * unsynced. Not in the emptying IPI (invalidate_bh_lru()), which may land
+ * between a lookup's entry and its LRU step. Set where the deferred hook
+ * runs.
+ */
+const volatile bool deferred_drain_settle = false;
+
+static __always_inline void deferred_settle_drained(void)
+{
+	struct buffer_head *const *bhs = lru_this_cpu();
+	struct lru_cpu_state *st = cpu_state_get();
+
+	if (deferred_off || !bhs || !st || !st->pend.valid || !state_claim(st))
+		return;
+	if (st->pend.valid && !solo_off)
+		deferred_settle_now(st, bhs,
+				    deferred_how(st, deferred_switch_check));
+	state_release(st);
+}
+
 /* The deferred hook's own program there: the exit design loads none. */
 SEC("fentry/buffer_exit_cpu_dead")
 int BPF_PROG(dead_settle, unsigned int cpu)
@@ -1400,6 +1424,8 @@ static __always_inline int count_invalidate_cpu(void)
 {
 	struct lru_cpu_counters *c = cpu_counters_get();
 
+	if (deferred_drain_settle)
+		deferred_settle_drained();
 	__sync_fetch_and_add(&lru_emptied_gen, 1);
 	if (c)
 		c->invalidate_cpu++;

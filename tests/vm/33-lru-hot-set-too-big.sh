@@ -68,6 +68,7 @@ hog=$(jq -c -n --argjson c "$(lru_cpu hog.json)" --argjson l "$(tail -n 1 hog.js
 	       below: .whatif.hit_ratio[0:'$((K - 1))'], at: .whatif.hit_ratio['$((K - 1))'],
 	       above: $l.whatif_above, resyncs: $l.counters.resyncs}')
 echo "beside a CPU hog: $(jq -c 'del(.below)' <<<"$hog")"
+echo "its counters: $(tail -n 1 hog.json | jq -c '.counters + {lost: .lost_lookups}')"
 lru_check "beside a hog: every lookup counted, none a hit, each installed or unsynced" \
 	".lookups == $((K * hog_passes)) and .hits == 0 and .absent == 0 and
 	 .installed + .unsynced == .lookups" "$hog"

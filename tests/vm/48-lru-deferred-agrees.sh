@@ -94,6 +94,31 @@ lru_check "deferred: the same what-if curve (one unsynced lookup at most moves i
 	 max <= 1.001' "$pair"
 echo "known: exit $(jq -c '{lookups, hits, installed, unsynced}' <<<"$e"), deferred $(jq -c '{lookups, hits, installed, unsynced}' <<<"$d")"
 
+# --- 1b. the known answer, this CPU's LRU drained after every batch ---
+# compact_memory begins with lru_add_drain_all(): the drain work empties
+# each LRU on its CPU (invalidate_bh_lrus_cpu()). The lookup pending there
+# is settled first, against the LRU it left: none is unsynced, where an
+# emptying seen only at the next entry would leave one a drain.
+DRAINS=6
+both_start drained --whatif 32 --hook fentry 3600 1
+for ((i = 0; i < DRAINS; i++)); do
+	lru_known_passes 2
+	echo 1 >/proc/sys/vm/compact_memory
+done
+both_stop drained
+e=$(lru_cpu drained-e.json)
+d=$(lru_cpu drained-d.json)
+drains=$(tail -n 1 drained-d.json | jq .counters.invalidate_bh_lrus_cpu)
+echo "drained $drains times: exit $(jq -c '{lookups, hits, installed, unsynced}' <<<"$e"), deferred $(jq -c '{lookups, hits, installed, unsynced}' <<<"$d")"
+((drains >= DRAINS)) || fail "compact_memory drained the LRUs $drains times, not after each of $DRAINS batches"
+want=$((28 * 2 * DRAINS))
+lru_check "drained: the exit design's known answer" \
+	".lookups == $want and .hits == 8 * 2 * $DRAINS and .slots[7] == .hits and .unsynced == 0" "$e"
+pair=$(jq -c -n --argjson e "$e" --argjson d "$d" '{e: $e, d: $d}')
+lru_check "drained: the deferred hook settles before each drain, none unsynced" \
+	'.d.lookups == .e.lookups and .d.unsynced == 0 and .d.hits == .e.hits and
+	 .d.slots == .e.slots and .d.installed == .e.installed' "$pair"
+
 # --- 2. a busy host ---
 tasks=$((2 * ncpu + 3))
 bin=$VM_OUT/bpf-count
