@@ -41,6 +41,7 @@ fe=$(lru_cpu fentry.json)
 kp=$(lru_cpu kprobe.json)
 tp=$(lru_cpu tracepoint.json)
 want=$((28 * PASSES))
+echo "fentry's counters: $(tail -n 1 fentry.json | jq -c '.counters + {lost: .lost_lookups}')"
 
 lru_check "a pass is 28 lookups" ".lookups == $want" "$fe"
 # The first pass may find A's blocks gone (the LRU emptied meanwhile).
