@@ -1178,11 +1178,10 @@ static __always_inline void deferred_settle_dead(__u32 cpu)
  * from lru_add_drain_all() or lru_cache_disable(): a task on this CPU,
  * never inside a lookup): the pending lookup is settled first, against
  * the LRU it left, where at the next entry the emptying would leave it
- * unsynced. Not in the emptying IPI (invalidate_bh_lru()), which may land
- * between a lookup's entry and its LRU step. Set where the deferred hook
- * runs.
+ * unsynced. Set where the deferred hook runs, for the emptying IPI too
+ * (deferred_settle_emptying()).
  */
-const volatile bool deferred_drain_settle = false;
+const volatile bool deferred_settles_emptying = false;
 
 static __always_inline void deferred_settle_drained(void)
 {
@@ -1192,6 +1191,29 @@ static __always_inline void deferred_settle_drained(void)
 	if (deferred_off || !bhs || !st || !st->pend.valid || !state_claim(st))
 		return;
 	if (st->pend.valid && !solo_off)
+		deferred_settle_now(st, bhs,
+				    deferred_how(st, deferred_switch_check));
+	state_release(st);
+}
+
+/*
+ * The emptying IPI (invalidate_bh_lru(), interrupts off, on the CPU it
+ * empties) may land between a lookup's entry and its LRU step, so the
+ * pending lookup is settled there only if the LRU's front moved since its
+ * entry: only its own step (a hit or an install, each with interrupts
+ * off) could move it. Otherwise it stays pending, for the next entry.
+ */
+static __always_inline void deferred_settle_emptying(void)
+{
+	struct buffer_head *const *bhs = lru_this_cpu();
+	struct lru_cpu_state *st = cpu_state_get();
+	__u64 lru0;
+
+	if (deferred_off || !bhs || !st || !st->pend.valid || !state_claim(st))
+		return;
+	lru0 = (__u64)bhs[0];
+	if (st->pend.valid && !solo_off && st->sh.valid && lru0 &&
+	    lru0 != st->sh.bh[0])
 		deferred_settle_now(st, bhs,
 				    deferred_how(st, deferred_switch_check));
 	state_release(st);
@@ -1424,7 +1446,7 @@ static __always_inline int count_invalidate_cpu(void)
 {
 	struct lru_cpu_counters *c = cpu_counters_get();
 
-	if (deferred_drain_settle)
+	if (deferred_settles_emptying)
 		deferred_settle_drained();
 	__sync_fetch_and_add(&lru_emptied_gen, 1);
 	if (c)
@@ -1462,6 +1484,8 @@ int BPF_PROG(fentry_install)
 SEC("fentry/invalidate_bh_lru")
 int BPF_PROG(fentry_emptying_ipi)
 {
+	if (deferred_settles_emptying)
+		deferred_settle_emptying();
 	return note_emptying();
 }
 

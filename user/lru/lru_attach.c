@@ -569,7 +569,7 @@ static void deferred_autoload(struct lru_bpf *skel,
 	bpf_program__set_autoload(skel->progs.settle_pending, true);
 	/* the nonatomic lookup may sleep in the page cache */
 	skel->rodata->deferred_switch_check = t->common;
-	skel->rodata->deferred_drain_settle = true;
+	skel->rodata->deferred_settles_emptying = true;
 	skel->rodata->lru_disable_count_addr = sym->lru_disable_count;
 }
 
