@@ -21,7 +21,7 @@
 #    did not emit on that CPU.
 # 3. The preemption model switched to full while it runs: the exit design
 #    takes over, and the lookups in between are counted lost or unsynced.
-# vm-timeout: 600
+# vm-timeout: 900
 set -euo pipefail
 # shellcheck source=tests/lib/guest.sh
 . "$REPO/tests/lib/guest.sh"
