@@ -1008,6 +1008,13 @@ slow:
 	deferred_slow(st, bhs, slot, how);
 }
 
+/* Nothing pending here any more, nor its switch mark. */
+static __always_inline void deferred_unpend(struct lru_cpu_state *st)
+{
+	st->pend.valid = 0;
+	st->pend.switch_missed = 0;
+}
+
 /*
  * deferred_settle() outside a lookup's entry (a read, a task switch, a
  * dead CPU): the emptyings since the last entry are those it weighs.
@@ -1017,8 +1024,7 @@ static __always_inline void deferred_settle_now(struct lru_cpu_state *st,
 						int how)
 {
 	st->emptied_now = lru_emptied_gen;
-	st->pend.valid = 0;
-	st->pend.switch_missed = 0;
+	deferred_unpend(st);
 	deferred_settle(st, bhs, how);
 	st->emptied_seen = st->emptied_now;
 }
@@ -1039,8 +1045,7 @@ static __always_inline void deferred_stopped(struct lru_cpu_state *st,
 					     struct buffer_head *const *bhs)
 {
 	if (st->pend.valid) {
-		st->pend.valid = 0;
-		st->pend.switch_missed = 0;
+		deferred_unpend(st);
 		deferred_unsynced(st, bhs, &st->pend.key, false, false);
 	}
 	if (!deferred_off)
@@ -1139,8 +1144,7 @@ int settle_pending(void *ctx)
 		return 0;
 	if (st->pend.valid && solo_off) {
 		/* the model was switched: it may have been preempted inside */
-		st->pend.valid = 0;
-		st->pend.switch_missed = 0;
+		deferred_unpend(st);
 		deferred_unsynced(st, bhs, &st->pend.key, false, false);
 	} else if (st->pend.valid) {
 		deferred_settle_now(st, bhs,
@@ -1174,36 +1178,21 @@ static __always_inline void deferred_settle_dead(__u32 cpu)
 }
 
 /*
- * The drain work is about to empty this CPU's LRU (invalidate_bh_lrus_cpu(),
- * from lru_add_drain_all() or lru_cache_disable(): a task on this CPU,
- * never inside a lookup): the pending lookup is settled first, against
- * the LRU it left, where at the next entry the emptying would leave it
- * unsynced. Set where the deferred hook runs, for the emptying IPI too
- * (deferred_settle_emptying()).
+ * This CPU's LRU is about to be emptied: its pending lookup is settled
+ * first, against the LRU it left, where at the next entry the emptying
+ * would leave it unsynced. Set where the deferred hook runs.
+ *   The drain work (invalidate_bh_lrus_cpu(), from lru_add_drain_all()
+ *   or lru_cache_disable()) is a task on this CPU, never inside a
+ *   lookup: always.
+ *   The IPI (invalidate_bh_lru(), interrupts off) may land between a
+ *   lookup's entry and its LRU step: only if the LRU's front moved since
+ *   the entry, which only the lookup's own step (a hit or an install,
+ *   each with interrupts off) could do; else it stays pending, for the
+ *   next entry (in_ipi).
  */
 const volatile bool deferred_settles_emptying = false;
 
-static __always_inline void deferred_settle_drained(void)
-{
-	struct buffer_head *const *bhs = lru_this_cpu();
-	struct lru_cpu_state *st = cpu_state_get();
-
-	if (deferred_off || !bhs || !st || !st->pend.valid || !state_claim(st))
-		return;
-	if (st->pend.valid && !solo_off)
-		deferred_settle_now(st, bhs,
-				    deferred_how(st, deferred_switch_check));
-	state_release(st);
-}
-
-/*
- * The emptying IPI (invalidate_bh_lru(), interrupts off, on the CPU it
- * empties) may land between a lookup's entry and its LRU step, so the
- * pending lookup is settled there only if the LRU's front moved since its
- * entry: only its own step (a hit or an install, each with interrupts
- * off) could move it. Otherwise it stays pending, for the next entry.
- */
-static __always_inline void deferred_settle_emptying(void)
+static __always_inline void deferred_settle_emptying(bool in_ipi)
 {
 	struct buffer_head *const *bhs = lru_this_cpu();
 	struct lru_cpu_state *st = cpu_state_get();
@@ -1212,8 +1201,8 @@ static __always_inline void deferred_settle_emptying(void)
 	if (deferred_off || !bhs || !st || !st->pend.valid || !state_claim(st))
 		return;
 	lru0 = (__u64)bhs[0];
-	if (st->pend.valid && !solo_off && st->sh.valid && lru0 &&
-	    lru0 != st->sh.bh[0])
+	if (st->pend.valid && !solo_off &&
+	    (!in_ipi || (st->sh.valid && lru0 && lru0 != st->sh.bh[0])))
 		deferred_settle_now(st, bhs,
 				    deferred_how(st, deferred_switch_check));
 	state_release(st);
@@ -1447,7 +1436,7 @@ static __always_inline int count_invalidate_cpu(void)
 	struct lru_cpu_counters *c = cpu_counters_get();
 
 	if (deferred_settles_emptying)
-		deferred_settle_drained();
+		deferred_settle_emptying(false);
 	__sync_fetch_and_add(&lru_emptied_gen, 1);
 	if (c)
 		c->invalidate_cpu++;
@@ -1485,7 +1474,7 @@ SEC("fentry/invalidate_bh_lru")
 int BPF_PROG(fentry_emptying_ipi)
 {
 	if (deferred_settles_emptying)
-		deferred_settle_emptying();
+		deferred_settle_emptying(true);
 	return note_emptying();
 }
 
