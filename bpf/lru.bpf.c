@@ -177,6 +177,27 @@ static __always_inline void lookup_installed(struct lru_cpu_state *st,
 	}
 }
 
+/*
+ * An install the deferred hook's short path explained, with the ghost
+ * list: what lookup_classify() counts for it, without the checks made
+ * already (a shadow read from the LRU, slots 0 and 1 as it says, nothing
+ * unseen). Never with --trace. victim: what shadow_installed() returned.
+ */
+static __noinline int lookup_installed_short(struct lru_cpu_state *st,
+					     struct buffer_head *const *bhs,
+					     const struct lru_key *key,
+					     __u64 victim)
+{
+	struct lru_result r = {
+		.key = *key, .dist = -1, .slot = -1, .lru_size = lru_slots,
+	};
+
+	lookup_installed(st, victim, &r);
+	lru_account(st, &r);
+	tail_note(st, bhs);
+	return 0;
+}
+
 /* A miss the kernel did not install: a larger LRU may still hold it. */
 static __always_inline void lookup_not_installed(struct lru_cpu_state *st,
 						 struct lru_result *r)
@@ -965,10 +986,13 @@ static __noinline int deferred_slow(struct lru_cpu_state *st,
 /*
  * Classifies this CPU's pending lookup against the LRU as it is now. The
  * caller clears pend.valid (a lookup's entry sets it again after).
+ * ghost: an install with the ghost list takes a short path too; only in
+ * the entry's twins for it (fentry_deferred_ghost*): its call there costs
+ * the other entries registers saved on every run.
  */
 static __always_inline void deferred_settle(struct lru_cpu_state *st,
 					    struct buffer_head *const *bhs,
-					    int how)
+					    int how, bool ghost)
 {
 	__u64 lru0 = (__u64)bhs[0];
 	int slot = -2;
@@ -987,6 +1011,9 @@ static __always_inline void deferred_settle(struct lru_cpu_state *st,
 		} else if (slot == -1 && short_installs) {
 			lru_count_install(st, st->pend.key.dev,
 					  shadow_installed(&st->sh));
+		} else if (ghost && slot == -1) {
+			lookup_installed_short(st, bhs, &st->pend.key,
+					       shadow_installed(&st->sh));
 		} else {
 			goto slow;
 		}
@@ -1025,7 +1052,7 @@ static __always_inline void deferred_settle_now(struct lru_cpu_state *st,
 {
 	st->emptied_now = lru_emptied_gen;
 	deferred_unpend(st);
-	deferred_settle(st, bhs, how);
+	deferred_settle(st, bhs, how, false);
 	st->emptied_seen = st->emptied_now;
 }
 
@@ -1071,12 +1098,14 @@ static __noinline int deferred_first(struct lru_cpu_state *st,
 
 /*
  * A lookup's entry. may_sleep: the lookup may sleep (6.12's nonatomic
- * one), as deferred_switch_check says; the entry comes as two programs,
- * so that it tests no flag for it. Its arguments are read from ctx last,
- * after the settle: held across it from the start, each took a register
- * saved on every run.
+ * one), as deferred_switch_check says; ghost: with the ghost list, as
+ * short_installs says not. The entry comes as four programs, so that it
+ * tests no flag for either. Its arguments are read from ctx last, after
+ * the settle: held across it from the start, each took a register saved
+ * on every run.
  */
-static __always_inline int deferred_entry(__u64 *ctx, bool may_sleep)
+static __always_inline int deferred_entry(__u64 *ctx, bool may_sleep,
+					  bool ghost)
 {
 	struct buffer_head *const *bhs = lru_this_cpu();
 	struct lru_cpu_state *st = cpu_state_get();
@@ -1101,9 +1130,9 @@ static __always_inline int deferred_entry(__u64 *ctx, bool may_sleep)
 	} else if (unlikely(deferred_how(st, may_sleep) == SETTLE_SWITCHED)) {
 		/* a rare case, apart: the short path then knows how it ran */
 		st->pend.switch_missed = 0;
-		deferred_settle(st, bhs, SETTLE_SWITCHED);
+		deferred_settle(st, bhs, SETTLE_SWITCHED, ghost);
 	} else {
-		deferred_settle(st, bhs, SETTLE_DONE);
+		deferred_settle(st, bhs, SETTLE_DONE, ghost);
 	}
 	st->emptied_seen = st->emptied_now;
 	bdev = (struct block_device *)ctx[0];
@@ -1119,13 +1148,25 @@ out:
 SEC("fentry/__find_get_block")
 int BPF_PROG(fentry_deferred)
 {
-	return deferred_entry(ctx, false);
+	return deferred_entry(ctx, false, false);
 }
 
 SEC("fentry/find_get_block_common")
 int BPF_PROG(fentry_deferred_sleeps)
 {
-	return deferred_entry(ctx, true);
+	return deferred_entry(ctx, true, false);
+}
+
+SEC("fentry/__find_get_block")
+int BPF_PROG(fentry_deferred_ghost)
+{
+	return deferred_entry(ctx, false, true);
+}
+
+SEC("fentry/find_get_block_common")
+int BPF_PROG(fentry_deferred_ghost_sleeps)
+{
+	return deferred_entry(ctx, true, true);
 }
 
 /*

@@ -545,10 +545,16 @@ static bool deferred_wanted(const struct lru_load_opts *o, bool fentry,
 	       (!t->common || sym->partition_xcpus_add);
 }
 
-/* The deferred entry: its twin for a lookup that may sleep (6.12+). */
+/*
+ * The deferred entry: its twins for a lookup that may sleep (6.12+) and
+ * for the ghost list (--whatif above the LRU's size: no short installs).
+ */
 static struct bpf_program *deferred_prog(struct lru_bpf *skel,
 					 const struct lookup_target *t)
 {
+	if (!skel->rodata->short_installs)
+		return t->common ? skel->progs.fentry_deferred_ghost_sleeps :
+				   skel->progs.fentry_deferred_ghost;
 	return t->common ? skel->progs.fentry_deferred_sleeps :
 			   skel->progs.fentry_deferred;
 }
