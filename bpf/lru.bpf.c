@@ -986,9 +986,9 @@ static __noinline int deferred_slow(struct lru_cpu_state *st,
 /*
  * Classifies this CPU's pending lookup against the LRU as it is now. The
  * caller clears pend.valid (a lookup's entry sets it again after).
- * ghost: an install with the ghost list takes a short path too; only in
- * the entry's twins for it (fentry_deferred_ghost*): its call there costs
- * the other entries registers saved on every run.
+ * ghost: an install with the ghost list takes a short path too. Only the
+ * entry's twins for the ghost list (fentry_deferred_ghost*) have it: in
+ * the other two its call would take registers saved on every run.
  */
 static __always_inline void deferred_settle(struct lru_cpu_state *st,
 					    struct buffer_head *const *bhs,
