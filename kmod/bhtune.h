@@ -87,6 +87,9 @@ int bhtune_ksym_check(void);
 struct bhtune_kernel_lru __percpu *bhtune_kernel_lrus(void);
 bool bhtune_lru_cache_disabled(void);
 
+/* bhtune_patch.c: enable the livepatch, trying again while it is busy. */
+int bhtune_patch_enable(void);
+
 /* bhtune_lru.c */
 extern unsigned int bhtune_lru_size;
 int bhtune_lru_init(void);

@@ -17,13 +17,11 @@
 #include <linux/buffer_head.h>
 #include <linux/kdev_t.h>
 #include <linux/kernel.h>
-#include <linux/livepatch.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
 
 #include "bhtune.h"
-#include "bhtune_klp_state.h"
 
 /* Set once init is far enough for parameter writes to act, not just store. */
 static bool bhtune_ready;
@@ -258,89 +256,6 @@ module_param_cb(kernel_lru_entries, &bhtune_kernel_lru_entries_ops, NULL,
 MODULE_PARM_DESC(kernel_lru_entries,
 		 "entries in the kernel's own LRUs, all CPUs (0 while bhtune owns the LRU)");
 
-/* ---- livepatch ---- */
-
-static void bhtune_post_patch(struct klp_object *obj)
-{
-	bhtune_lru_takeover();
-}
-
-static void bhtune_pre_unpatch(struct klp_object *obj)
-{
-	bhtune_lru_release();
-}
-
-static struct klp_func bhtune_funcs[] = {
-#ifdef BHTUNE_HAVE_FIND_GET_BLOCK_COMMON
-	/*
-	 * 6.12.31+ and 6.15+: __find_get_block() and
-	 * __find_get_block_nonatomic() are wrappers; the lookup, and the only
-	 * caller of the LRU functions, is this static function.
-	 */
-	{
-		.old_name = "find_get_block_common",
-		.new_func = bhtune_find_get_block_common,
-	},
-#else
-	{
-		.old_name = "__find_get_block",
-		.new_func = bhtune___find_get_block,
-	},
-#endif
-	{
-		.old_name = "invalidate_bh_lrus",
-		.new_func = bhtune_invalidate_bh_lrus,
-	},
-	{
-		.old_name = "invalidate_bh_lrus_cpu",
-		.new_func = bhtune_invalidate_bh_lrus_cpu,
-	},
-	{
-		.old_name = "has_bh_in_lru",
-		.new_func = bhtune_has_bh_in_lru,
-	},
-	{ }
-};
-
-static struct klp_object bhtune_objs[] = {
-	{
-		/* name NULL: vmlinux */
-		.funcs = bhtune_funcs,
-		.callbacks = {
-			.post_patch = bhtune_post_patch,
-			.pre_unpatch = bhtune_pre_unpatch,
-		},
-	},
-	{ }
-};
-
-/* A cumulative replacement hands the LRU back through these (see the .h). */
-static void bhtune_state_release(void)
-{
-	pr_info("a cumulative livepatch takes over\n");
-	bhtune_lru_release();
-}
-
-static const struct bhtune_klp_state_data bhtune_state_data = {
-	.release = bhtune_state_release,
-	.takeover = bhtune_lru_takeover,
-};
-
-static struct klp_state bhtune_states[] = {
-	{
-		.id = BHTUNE_KLP_STATE_ID,
-		.version = BHTUNE_KLP_STATE_VERSION,
-		.data = (void *)&bhtune_state_data,
-	},
-	{ }
-};
-
-static struct klp_patch bhtune_patch = {
-	.mod = THIS_MODULE,
-	.objs = bhtune_objs,
-	.states = bhtune_states,
-};
-
 static int __init bhtune_init(void)
 {
 	int ret;
@@ -365,7 +280,7 @@ static int __init bhtune_init(void)
 	 */
 	invalidate_bh_lrus();
 
-	ret = klp_enable_patch(&bhtune_patch);
+	ret = bhtune_patch_enable();
 	if (ret) {
 		pr_err("livepatch failed (%d): see the livepatch: lines above\n",
 		       ret);
