@@ -62,7 +62,7 @@ BHT_LOG_BAD='BUG:|Oops|WARNING:|Call Trace:|general protection|soft lockup|hard 
 # shellcheck disable=SC2120 # EXPECTED is optional
 bht_log_clean() {
 	local log bad
-	log=$(bht_log_after "$BHT_LOG_START")
+	log=$(bht_log_after "$BHT_LOG_START" | bht_log_drop_retried)
 	bad=$(grep -E "$BHT_LOG_BAD" <<<"$log" | { if [[ -n ${1:-} ]]; then grep -vE "$1"; else cat; fi; } || true)
 	if [[ -n $bad ]]; then
 		# the report with its stack, to say where it was
@@ -71,6 +71,38 @@ bht_log_clean() {
 		fail "kernel log: $bad"
 	fi
 	echo "kernel log: $(grep -c '' <<<"$log") lines since the test started, none of them a warning, lockup, stall or failure"
+}
+
+# bht_log_drop_retried: the kernel log on stdin without the livepatch
+# core's "failed to" lines of each try that bhtune tried again (the core
+# answers EAGAIN while a BPF program on a patched function is attached or
+# detached: kmod/bhtune_patch.c). A try runs from the core's "enabling
+# patch" line to bhtune's "try N: ... trying again"; the lines of a try
+# that was not tried again are kept.
+bht_log_drop_retried() {
+	awk '
+		function flush(i) {
+			for (i = 0; i < n; i++)
+				print held[i]
+			n = 0
+			trying = 0
+		}
+		/livepatch: enabling patch .bhtune.$/ { flush(); trying = 1 }
+		!trying { print; next }
+		{ held[n++] = $0 }
+		/bhtune: try [0-9]+: .*trying again$/ {
+			for (i = 0; i < n; i++)
+				if (held[i] !~ /livepatch: failed to /)
+					print held[i]
+			n = 0
+			trying = 0
+		}
+		END { flush() }'
+}
+
+# bht_retried_tries: how many tries bhtune tried again since BHT_LOG_START.
+bht_retried_tries() {
+	bht_log_after "$BHT_LOG_START" | grep -c 'bhtune: try [0-9]*: .*trying again$' || true
 }
 
 bht_loaded() { [[ -d /sys/module/bhtune ]]; }
