@@ -109,17 +109,42 @@ lru_known_dirs() {
 	lru_dir "$LRU_MNT/b" 12
 }
 
+# One pass, for bash -c with a in $1 and b in $2.
+# shellcheck disable=SC2016 # the inner shell expands them
+LRU_KNOWN_PASS=': "$1"/*; : "$1"/*; : "$2"/*'
+
 lru_known_passes() {
 	local rt=/proc/sys/kernel/sched_rt_runtime_us old rc=0
 	old=$(cat $rt)
 	echo -1 >$rt
 	# shellcheck disable=SC2016 # the inner shell expands them
 	(chrt -f -p 1 $BASHPID >/dev/null &&
-		taskset -c "$LRU_CPU" bash -c 'for ((i = 0; i < $1; i++)); do
-			: "$2"/*; : "$2"/*; : "$3"/*; done' _ "$1" "$LRU_MNT/a" "$LRU_MNT/b") ||
+		taskset -c "$LRU_CPU" bash -c 'for ((i = 0; i < $3; i++)); do '"$LRU_KNOWN_PASS"'; done' \
+			_ "$LRU_MNT/a" "$LRU_MNT/b" "$1") ||
 		rc=$?
 	echo "$old" >$rt
 	return $rc
+}
+
+# lru_known_load DONE END: passes in the background until killed, 20 at a
+# time with a 50 ms pause (a FIFO loop that never sleeps would starve the
+# CPU's other work), the count so far in DONE and "stopped, exit N" in END
+# when it ends, RT throttling off meanwhile. One FIFO shell throughout,
+# its PID in LRU_PIDS: one started for each batch left gaps of a second or
+# more between batches under TCG, a window's length (52 on a busy host).
+lru_known_load() {
+	local rt=/proc/sys/kernel/sched_rt_runtime_us
+	# shellcheck disable=SC2016 # the inner shell expands them
+	chrt -f 1 taskset -c "$LRU_CPU" bash -c '
+		trap "echo \"stopped, exit \$?\" >\"\$4\"; echo $(cat $5) >$5" EXIT
+		echo -1 >"$5"
+		n=0
+		while :; do
+			for ((i = 0; i < 20; i++)); do '"$LRU_KNOWN_PASS"'; done
+			echo $((n += 20)) >"$3"
+			sleep 0.05
+		done' _ "$LRU_MNT/a" "$LRU_MNT/b" "$1" "$2" "$rt" &
+	LRU_PIDS="${LRU_PIDS:-} $!"
 }
 
 # lru_start OUT ARGS...: bhscope lru ARGS in the background, JSON lines to

@@ -37,17 +37,9 @@ fi
 lru_known_dirs
 lru_known_passes 2
 
-# batches with a pause: a FIFO loop that never yields would starve CPU 1;
 # the passes done so far in passes.done, so that a window with no lookups
-# can be told from a load that stopped (set -e ends it at a failed pass)
-(trap 'echo "stopped, exit $?" >load.end' EXIT
-n=0; while :; do
-	lru_known_passes 20
-	echo $((n += 20)) >passes.done
-	sleep 0.05
-done) &
-load=$!
-LRU_PIDS="$load"
+# can be told from a load that stopped
+lru_known_load passes.done load.end
 # load_state: the passes done, and whether the load still runs
 load_state() {
 	echo "$(cat passes.done 2>/dev/null || echo 0) passes done, $(cat load.end 2>/dev/null || echo running)"
