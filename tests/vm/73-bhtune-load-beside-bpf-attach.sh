@@ -12,8 +12,12 @@
 # nothing. One loop on the 6.1 guest made 44 cycles in 20 s and one load
 # in three met it; a loop on each CPU, pinned, keeps the trampoline's
 # mutex held nearly all the time, one loop waiting for it while the other
-# holds it (BHT_CYCLES loads, 3 by default; on 6.12 a load and unload
-# take about 25 s under TCG).
+# holds it, so that bhtune's tries can go on failing for its 10 s (once on
+# a busy host). So the loops churn through the first CHURN_S seconds of
+# each load (2), then stop (SIGSTOP: never inside the system call that
+# holds the mutex) until the load is over, as a tracer's windows open and
+# close, then go on through the unload. BHT_CYCLES loads, 3 by default;
+# on 6.12 a load and unload take about 25 s under TCG.
 # vm-timeout: 600
 set -euo pipefail
 . "$REPO/tests/lib/guest_bhtune.sh"
@@ -25,6 +29,7 @@ churns=
 churn_stop() { # runs in the EXIT trap: never fails
 	local pid
 	for pid in $churns; do
+		kill -CONT "$pid" 2>/dev/null || true
 		kill -TERM "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 	done
@@ -34,6 +39,12 @@ churning() { # every loop still runs
 	local pid
 	for pid in $churns; do
 		kill -0 "$pid" 2>/dev/null || return 1
+	done
+}
+churn_signal() { # SIGNAL: to every loop
+	local pid
+	for pid in $churns; do
+		kill "-$1" "$pid" || fail "bhvm-churn $pid is gone"
 	done
 }
 bht_traps churn_stop
@@ -50,11 +61,18 @@ churning || fail "bhvm-churn stopped: $(cat churn*.log)"
 
 for ((c = 1; c <= cycles; c++)); do
 	before=$(bht_retried_tries)
-	bht_load
-	# lookups through the patch: bhtune's LRU fills, the kernel's stays empty
-	cat "$BHT_MNT"/data/f* >/dev/null
+	(bht_load) &
+	loader=$!
+	sleep "${CHURN_S:-2}"
+	churn_signal STOP
+	wait "$loader" || fail "load $c failed"
+	churn_signal CONT
+	# lookups through the patch: bhtune's LRU fills, the kernel's stays
+	# empty. Files created (bitmaps, inode table) and inodes read again
+	# from their blocks: cached pages and inodes alone look nothing up.
+	bht_keep "load$c" 4
+	echo 2 >/proc/sys/vm/drop_caches
 	ls -lR "$BHT_MNT" >/dev/null
-	sleep 0.2
 	owned=$(bht_p lru_entries)
 	kernel=$(bht_p kernel_lru_entries)
 	((owned > 0 && kernel == 0)) ||
