@@ -126,12 +126,15 @@ lru_known_passes() {
 	return $rc
 }
 
-# lru_known_load DONE END: passes in the background until killed, 20 at a
-# time with a 50 ms pause (a FIFO loop that never sleeps would starve the
-# CPU's other work), the count so far in DONE and "stopped, exit N" in END
-# when it ends, RT throttling off meanwhile. One FIFO shell throughout,
-# its PID in LRU_PIDS: one started for each batch left gaps of a second or
-# more between batches under TCG, a window's length (52 on a busy host).
+# lru_known_load DONE END: passes in the background until killed, the
+# count so far in DONE and "stopped, exit N" in END when it ends, RT
+# throttling off meanwhile. One FIFO shell throughout, its PID in
+# LRU_PIDS: one started for each batch left gaps of a second or more
+# between batches under TCG, a window's length (52 on a busy host). 5
+# passes, then a 100 ms pause: about half the CPU under TCG, so that what
+# else runs there gets its share (the deferred hook's settle thread pinned
+# to each CPU before a read: with 20 passes to a 50 ms pause, 52's windows
+# under it came 69 s apart on 6.12).
 lru_known_load() {
 	local rt=/proc/sys/kernel/sched_rt_runtime_us
 	# shellcheck disable=SC2016 # the inner shell expands them
@@ -140,9 +143,9 @@ lru_known_load() {
 		echo -1 >"$5"
 		n=0
 		while :; do
-			for ((i = 0; i < 20; i++)); do '"$LRU_KNOWN_PASS"'; done
-			echo $((n += 20)) >"$3"
-			sleep 0.05
+			for ((i = 0; i < 5; i++)); do '"$LRU_KNOWN_PASS"'; done
+			echo $((n += 5)) >"$3"
+			sleep 0.1
 		done' _ "$LRU_MNT/a" "$LRU_MNT/b" "$1" "$2" "$rt" &
 	LRU_PIDS="${LRU_PIDS:-} $!"
 }
