@@ -6,7 +6,7 @@
 # BPF trampoline being changed (bpf_tramp_ftrace_ops_func() only trylocks
 # it); bhtune tries again (kmod/bhtune_patch.c). Every load must succeed
 # and take the LRU over, the kernel log must show nothing but the tries
-# bhtune made again, and the churn must have gone on throughout.
+# bhtune made again, and the churn loops must live to the end.
 #
 # The loads must meet the busy trampoline at least once, or the test shows
 # nothing. One loop on the 6.1 guest made 44 cycles in 20 s and one load
