@@ -95,7 +95,14 @@ all: $(OUTPUT)/bhscope $(OUTPUT)/bhbench $(OUTPUT)/lrutrace $(OUTPUT)/lrutrace-p
 
 # The LRU probe runs on every buffer-head lookup: 32-bit ALU ops and jumps
 # (BPF ISA v3, kernels 5.1+) spare it the shifts that zero-extend each u32.
-$(OUTPUT)/lru.bpf.o: BPF_CFLAGS += -mcpu=v3
+# A clang that has v4 (17+) also stores a constant in one instruction
+# (BPF_ST, which every kernel takes): v4 with the instructions of 6.6+
+# turned off.
+BPF_V4_OFF	:= $(foreach f,ldsx movsx bswap sdiv-smod gotol,-mllvm -disable-$(f))
+BPF_LRU_CPU	:= $(shell $(CLANG) -target bpf -mcpu=v4 $(BPF_V4_OFF) -x c -c \
+			/dev/null -o /dev/null 2>/dev/null && \
+			echo '-mcpu=v4 $(BPF_V4_OFF)' || echo -mcpu=v3)
+$(OUTPUT)/lru.bpf.o: BPF_CFLAGS += $(BPF_LRU_CPU)
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H)
 	$(call msg,BPF,$@)
