@@ -148,21 +148,17 @@ static __always_inline void trace_reset(struct lru_cpu_state *st, __u32 cpu)
 	trace_sent(st);
 }
 
-/* An installed miss: its depth in the ghost list, and the eviction. */
-static __always_inline void lookup_installed(struct lru_cpu_state *st,
-					     __u64 victim_bh,
-					     struct lru_result *r)
+/*
+ * The ghost list's side of an installed miss (cap > 0): its key taken
+ * out, and the evicted one put in front. Returns the key's depth there,
+ * or -1.
+ */
+static __always_inline int ghost_installed(struct lru_cpu_state *st,
+					   const struct lru_key *key,
+					   __u64 victim_bh, __u32 cap)
 {
-	__u32 cap = ghost_cap(lru_slots);
-	int depth;
+	int depth = ghost_take(&st->ghost, key);
 
-	r->outcome = LRU_MISS_INSTALLED;
-	r->evicted = victim_bh != 0;
-	if (!cap)
-		return;
-	depth = ghost_take(&st->ghost, &r->key);
-	if (depth >= 0)
-		r->dist = lru_slots + depth;
 	/* its key was read when it reached the last slot: released since,
 	 * the bh is not read */
 	if (victim_bh && victim_bh == st->tail_bh) {
@@ -175,25 +171,60 @@ static __always_inline void lookup_installed(struct lru_cpu_state *st,
 		ghost_push(&st->ghost, &unknown, cap);
 		whatif_lower_bound();
 	}
+	return depth;
+}
+
+/* An installed miss: its depth in the ghost list, and the eviction. */
+static __always_inline void lookup_installed(struct lru_cpu_state *st,
+					     __u64 victim_bh,
+					     struct lru_result *r)
+{
+	__u32 cap = ghost_cap(lru_slots);
+	int depth;
+
+	r->outcome = LRU_MISS_INSTALLED;
+	r->evicted = victim_bh != 0;
+	if (!cap)
+		return;
+	depth = ghost_installed(st, &r->key, victim_bh, cap);
+	if (depth >= 0)
+		r->dist = lru_slots + depth;
 }
 
 /*
- * An install the deferred hook's short path explained, with the ghost
- * list: what lookup_classify() counts for it, without the checks made
- * already (a shadow read from the LRU, slots 0 and 1 as it says, nothing
- * unseen). Never with --trace. victim: what shadow_installed() returned.
+ * The deferred hook's short paths with the ghost list, for what
+ * lookup_classify() would count without the checks made already (a
+ * shadow read from the LRU, slots 0 and 1 as it says, nothing unseen;
+ * never with --trace, nor with timings). Each moves the shadow's last
+ * slot, whose key tail_note() reads while the LRU holds its bh.
  */
+
+/* An install. victim: what shadow_installed() returned. */
 static __noinline int lookup_installed_short(struct lru_cpu_state *st,
 					     struct buffer_head *const *bhs,
 					     const struct lru_key *key,
 					     __u64 victim)
 {
-	struct lru_result r = {
-		.key = *key, .dist = -1, .slot = -1, .lru_size = lru_slots,
-	};
+	int depth = ghost_installed(st, key, victim, ghost_cap(lru_slots));
+	struct lru_dev_stats *s = dev_counted(st, key->dev);
+	__u32 dist = lru_slots + depth;
 
-	lookup_installed(st, victim, &r);
-	lru_account(st, &r);
+	if (s) {
+		s->installed++;
+		s->evictions += victim != 0;
+		if (depth >= 0 && dist < BHSCOPE_LRU_DEPTH_MAX)
+			s->dist[dist]++;
+	}
+	tail_note(st, bhs);
+	return 0;
+}
+
+/* A hit in the last slot (short_slots). */
+static __noinline int lookup_hit_tail_short(struct lru_cpu_state *st,
+					    struct buffer_head *const *bhs,
+					    __u32 dev, int slot)
+{
+	lru_count_hit(st, dev, slot);
 	tail_note(st, bhs);
 	return 0;
 }
@@ -911,6 +942,16 @@ static __always_inline bool key_eq(const struct lru_key *a,
 	return a->block == b->block && a->dev == b->dev && a->size == b->size;
 }
 
+/*
+ * The pending lookup's key is the front's now. Word by word: a struct
+ * copy had clang keep a pointer to it, and spill a register for that.
+ */
+static __always_inline void front_key_set(struct lru_cpu_state *st)
+{
+	st->pend.front_key.block = st->pend.key.block;
+	*(ghost_u64 *)&st->pend.front_key.dev = lru_key_devsize(&st->pend.key);
+}
+
 /* Whether the bh at the LRU's front has key (read, and kept for later). */
 static __always_inline bool deferred_front_is(struct lru_cpu_state *st,
 					      struct buffer_head *const *bhs,
@@ -985,10 +1026,12 @@ static __noinline int deferred_slow(struct lru_cpu_state *st,
 
 /*
  * Classifies this CPU's pending lookup against the LRU as it is now. The
- * caller clears pend.valid (a lookup's entry sets it again after).
+ * caller clears pend.gen (a lookup's entry sets it again after).
  * ghost: an install with the ghost list takes a short path too. Only the
  * entry's twins for the ghost list (fentry_deferred_ghost*) have it: in
- * the other two its call would take registers saved on every run.
+ * the other two its call would take registers saved on every run, and
+ * every hit and install takes the short path (short_slots is the LRU's
+ * size, short_installs true).
  */
 static __always_inline void deferred_settle(struct lru_cpu_state *st,
 					    struct buffer_head *const *bhs,
@@ -997,29 +1040,37 @@ static __always_inline void deferred_settle(struct lru_cpu_state *st,
 	__u64 lru0 = (__u64)bhs[0];
 	int slot = -2;
 
-	/* never with --trace (deferred_wanted()): no records to send here */
-	if (unlikely(how == SETTLE_SWITCHED || !lru0 || !st->sh.valid))
+	/*
+	 * never with --trace (deferred_wanted()): no records to send here;
+	 * a lookup pending means a shadow read (deferred_first())
+	 */
+	if (unlikely(how == SETTLE_SWITCHED || !lru0))
 		goto slow;
 	if (lru0 != st->sh.bh[0]) {
-		slot = shadow_to_front(&st->sh, (const void *)lru0);
-		/* slot 0 cannot be: the front changed */
-		if (unlikely(!shadow_rest_matches(&st->sh, bhs) ||
+		/*
+		 * a hit in slot 1 or more, or an install, moves slot 0 to
+		 * slot 1: checked first, so the walk below keeps no more
+		 * than it needs
+		 */
+		if (unlikely((__u64)bhs[1] != st->sh.bh[0] ||
 			     lru_unseen_pending(st)))
 			goto slow;
-		if (likely((__u32)slot < short_slots)) {
+		slot = shadow_to_front(&st->sh, (const void *)lru0);
+		/* slot 0 cannot be: the front changed */
+		if (likely(ghost ? (__u32)slot < short_slots : slot >= 0)) {
 			lru_count_hit(st, st->pend.key.dev, slot);
-		} else if (slot == -1 && short_installs) {
+		} else if (!ghost) {
 			lru_count_install(st, st->pend.key.dev,
 					  shadow_installed(&st->sh));
-		} else if (ghost && slot == -1) {
+		} else if (slot >= 0) {
+			lookup_hit_tail_short(st, bhs, st->pend.key.dev, slot);
+		} else {
 			lookup_installed_short(st, bhs, &st->pend.key,
 					       shadow_installed(&st->sh));
-		} else {
-			goto slow;
 		}
 		/* its hit or its install put its own bh in front */
 		st->pend.front_bh = lru0;
-		st->pend.front_key = st->pend.key;
+		front_key_set(st);
 		return;
 	}
 	/* the front as it was, with its key: a hit in slot 0 */
@@ -1035,10 +1086,16 @@ slow:
 	deferred_slow(st, bhs, slot, how);
 }
 
+/* Whether a lookup's entry left a lookup pending here. */
+static __always_inline bool pend_valid(const struct lru_cpu_state *st)
+{
+	return st->pend.gen != 0;
+}
+
 /* Nothing pending here any more, nor its switch mark. */
 static __always_inline void deferred_unpend(struct lru_cpu_state *st)
 {
-	st->pend.valid = 0;
+	st->pend.gen = 0;
 	st->pend.switch_missed = 0;
 }
 
@@ -1071,7 +1128,7 @@ static __always_inline void deferred_lost(void)
 static __always_inline void deferred_stopped(struct lru_cpu_state *st,
 					     struct buffer_head *const *bhs)
 {
-	if (st->pend.valid) {
+	if (pend_valid(st)) {
 		deferred_unpend(st);
 		deferred_unsynced(st, bhs, &st->pend.key, false, false);
 	}
@@ -1097,12 +1154,48 @@ static __noinline int deferred_first(struct lru_cpu_state *st,
 }
 
 /*
+ * An entry that found lru_emptied_gen moved since the pending lookup's
+ * (an LRU emptied, or the hook stopped) or nothing pending: the long
+ * way, where the settle weighs the emptyings. Returns 1 if the hook
+ * stopped: the lookup is not noted.
+ */
+static __noinline int deferred_entry_slow(struct lru_cpu_state *st,
+					  struct buffer_head *const *bhs,
+					  __u64 gen, bool may_sleep)
+{
+	int how;
+
+	if ((gen & LRU_GEN_STOPPED) || solo_off) {
+		deferred_stopped(st, bhs);
+		return 1;
+	}
+	st->emptied_now = gen;
+	if (!pend_valid(st)) {
+		deferred_first(st, bhs);
+	} else {
+		how = deferred_how(st, may_sleep);
+		st->pend.switch_missed = 0;
+		deferred_settle(st, bhs, how, false);
+	}
+	/* from here on emptied_now and emptied_seen agree until gen moves */
+	st->emptied_seen = gen;
+	st->pend.gen = gen;
+	return 0;
+}
+
+/*
  * A lookup's entry. may_sleep: the lookup may sleep (6.12's nonatomic
  * one), as deferred_switch_check says; ghost: with the ghost list, as
  * short_installs says not. The entry comes as four programs, so that it
  * tests no flag for either. Its arguments are read from ctx last, after
  * the settle: held across it from the start, each took a register saved
  * on every run.
+ *
+ * The common case tests one number: lru_emptied_gen as the pending
+ * lookup's entry read it (pend.gen). Unchanged, a lookup is pending, no
+ * LRU was emptied since and the hook runs on; emptied_now and
+ * emptied_seen then agree (deferred_entry_slow() set both), and nothing
+ * here needs to be stored but the lookup's key.
  */
 static __always_inline int deferred_entry(__u64 *ctx, bool may_sleep,
 					  bool ghost)
@@ -1110,6 +1203,7 @@ static __always_inline int deferred_entry(__u64 *ctx, bool may_sleep,
 	struct buffer_head *const *bhs = lru_this_cpu();
 	struct lru_cpu_state *st = cpu_state_get();
 	struct block_device *bdev;
+	__u64 gen;
 
 	if (unlikely(!bhs || !st))
 		return 0;
@@ -1119,14 +1213,12 @@ static __always_inline int deferred_entry(__u64 *ctx, bool may_sleep,
 		lru_unseen(st);
 		return 0;
 	}
-	if (unlikely(solo_off)) {
-		deferred_stopped(st, bhs);
-		goto out;
-	}
 	/* before the LRU is read: an emptying after it changes the number */
-	st->emptied_now = lru_emptied_gen;
-	if (unlikely(!st->pend.valid)) {
-		deferred_first(st, bhs);
+	gen = *(volatile __u64 *)&lru_emptied_gen;
+	asm volatile("" ::: "memory");
+	if (unlikely(gen != st->pend.gen)) {
+		if (deferred_entry_slow(st, bhs, gen, may_sleep))
+			goto out;
 	} else if (unlikely(deferred_how(st, may_sleep) == SETTLE_SWITCHED)) {
 		/* a rare case, apart: the short path then knows how it ran */
 		st->pend.switch_missed = 0;
@@ -1134,12 +1226,10 @@ static __always_inline int deferred_entry(__u64 *ctx, bool may_sleep,
 	} else {
 		deferred_settle(st, bhs, SETTLE_DONE, ghost);
 	}
-	st->emptied_seen = st->emptied_now;
 	bdev = (struct block_device *)ctx[0];
 	st->pend.key.block = ctx[1];
 	st->pend.key.dev = bdev->bd_dev;
 	st->pend.key.size = ctx[2];
-	st->pend.valid = 1;
 out:
 	state_release(st);
 	return 0;
@@ -1183,11 +1273,11 @@ int settle_pending(void *ctx)
 
 	if (!bhs || !st || !state_claim(st))
 		return 0;
-	if (st->pend.valid && solo_off) {
+	if (pend_valid(st) && solo_off) {
 		/* the model was switched: it may have been preempted inside */
 		deferred_unpend(st);
 		deferred_unsynced(st, bhs, &st->pend.key, false, false);
-	} else if (st->pend.valid) {
+	} else if (pend_valid(st)) {
 		deferred_settle_now(st, bhs,
 				    deferred_how(st, deferred_switch_check));
 	}
@@ -1210,9 +1300,9 @@ static __always_inline void deferred_settle_dead(__u32 cpu)
 		return;
 	st = bpf_map_lookup_percpu_elem(&cpu_state, &zero_key, cpu);
 	bhs = (struct buffer_head *const *)bpf_per_cpu_ptr(&bh_lrus, cpu);
-	if (!st || !bhs || !st->pend.valid || !state_claim(st))
+	if (!st || !bhs || !pend_valid(st) || !state_claim(st))
 		return;
-	if (st->pend.valid && !solo_off)
+	if (pend_valid(st) && !solo_off)
 		deferred_settle_now(st, bhs, deferred_switch_check ?
 					     SETTLE_SWITCHED : SETTLE_DONE);
 	state_release(st);
@@ -1239,10 +1329,10 @@ static __always_inline void deferred_settle_emptying(bool in_ipi)
 	struct lru_cpu_state *st = cpu_state_get();
 	__u64 lru0;
 
-	if (deferred_off || !bhs || !st || !st->pend.valid || !state_claim(st))
+	if (deferred_off || !bhs || !st || !pend_valid(st) || !state_claim(st))
 		return;
 	lru0 = (__u64)bhs[0];
-	if (st->pend.valid && !solo_off &&
+	if (pend_valid(st) && !solo_off &&
 	    (!in_ipi || (st->sh.valid && lru0 && lru0 != st->sh.bh[0])))
 		deferred_settle_now(st, bhs,
 				    deferred_how(st, deferred_switch_check));
@@ -1275,14 +1365,14 @@ int BPF_PROG(switch_settle, bool preempt, struct task_struct *prev,
 	struct buffer_head *const *bhs;
 	struct lru_cpu_state *st = cpu_state_get();
 
-	if (!st || !st->pend.valid)
+	if (!st || !pend_valid(st))
 		return 0;
 	bhs = lru_this_cpu();
 	if (!bhs || !state_claim(st)) {
 		st->pend.switch_missed = 1;
 		return 0;
 	}
-	if (st->pend.valid && !solo_off)
+	if (pend_valid(st) && !solo_off)
 		deferred_settle_now(st, bhs, st->pend.switch_missed ?
 					     SETTLE_SWITCHED : SETTLE_LEAVING);
 	state_release(st);
@@ -1368,6 +1458,7 @@ SEC("fentry/sched_dynamic_update")
 int BPF_PROG(watch_preempt)
 {
 	__sync_fetch_and_or(&solo_off, LRU_SOLO_SWITCHED);
+	__sync_fetch_and_or(&lru_emptied_gen, LRU_GEN_STOPPED);
 	return 0;
 }
 

@@ -161,6 +161,8 @@ static inline void lru_stats_count(struct lru_dev_stats *s, unsigned int o)
  */
 #define LRU_SOLO_SWITCHED	1U	/* the preemption model was switched */
 #define LRU_SOLO_ENTRY		2U	/* its entry probe is attached */
+/* In lru_emptied_gen: the deferred hook stops (set with LRU_SOLO_SWITCHED). */
+#define LRU_GEN_STOPPED		(1ULL << 63)
 
 /* Per CPU, whatever the device. */
 struct lru_cpu_counters {

@@ -77,8 +77,12 @@ __u32 solo_off;
  * once by user space after it attached them all, when it sets
  * emptied_watched: then an exit that finds the number unchanged since the
  * last exit on its CPU knows no LRU was emptied in between.
+ *
+ * LRU_GEN_STOPPED, set with LRU_SOLO_SWITCHED, stops the deferred hook:
+ * its entry then tests one word for an emptying, a switch and nothing
+ * pending (lru_pending.gen). Never 0, which means nothing pending there.
  */
-__u64 lru_emptied_gen;
+__u64 lru_emptied_gen = 1;
 __u32 emptied_watched;
 
 /* Every comparison slot by slot: skipped runs are neither seen nor counted. */
@@ -112,7 +116,13 @@ struct lru_inflight {
  */
 struct lru_pending {
 	struct lru_key key;
-	__u8 valid;
+	/*
+	 * lru_emptied_gen as the pending lookup's entry read it, before the
+	 * LRU; 0: nothing pending. An entry that reads the same number knows
+	 * at once that a lookup is pending, that no LRU was emptied since,
+	 * and that the hook runs on (pend_valid(), deferred_entry()).
+	 */
+	__u64 gen;
 	/*
 	 * lru_cache_disable() was off from the snapshot whose call count is
 	 * disable_c0 (lru_disable_calls) on: see deferred_installing().
@@ -120,7 +130,7 @@ struct lru_pending {
 	__u8 disable_ok;
 	/* a task switch here left it pending: see deferred_how() */
 	__u8 switch_missed;
-	__u8 pad[5];
+	__u8 pad[6];
 	__u64 disable_c0;
 	/*
 	 * The LRU's front bh when the last settle here made it the front or
@@ -147,6 +157,11 @@ struct lru_timer {
 };
 
 struct lru_cpu_state {
+	/*
+	 * First: the walk's first slot is then the state's own address,
+	 * which clang otherwise kept in a register of its own
+	 */
+	struct lru_shadow sh;
 	__u64 busy;		/* a probe works on this state (xchg) */
 	/*
 	 * Entry and exit probe runs on this CPU, busy or not (atomic adds:
@@ -172,7 +187,6 @@ struct lru_cpu_state {
 	 */
 	__u64 unseen;
 	__u64 unseen_checked;
-	struct lru_shadow sh;
 	/*
 	 * With the ghost list or a trace: the bh in the shadow's last slot
 	 * and its key, read while the LRU held it (an install releases it,
@@ -455,8 +469,14 @@ static __always_inline void lru_count_outcome(struct lru_dev_stats *s,
 static __always_inline void lru_count_hit(struct lru_cpu_state *st,
 					 __u32 dev, int slot)
 {
-	struct lru_dev_stats *s = dev_counted(st, dev);
+	struct lru_dev_stats *s;
 
+	/* bucket 0 apart: addressed from st, not through a pointer to it */
+	if (likely(st->buckets[0].owner == dev + 1ULL)) {
+		st->buckets[0].s.dist[slot]++;
+		return;
+	}
+	s = dev_counted(st, dev);
 	if (s)
 		s->dist[slot]++;
 }

@@ -286,7 +286,7 @@ retry:
  */
 static void watch_emptied(struct lru_session *s)
 {
-	__atomic_fetch_add(&s->skel->bss->lru_emptied_gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&s->skel->data->lru_emptied_gen, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&s->skel->bss->emptied_watched, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -643,6 +643,9 @@ static void deferred_fall_back(struct lru_session *s, bool watched)
 
 	__atomic_fetch_or(&s->skel->bss->solo_off,
 			  LRU_SOLO_SWITCHED | LRU_SOLO_ENTRY, __ATOMIC_SEQ_CST);
+	/* the deferred entry tests this bit, not solo_off */
+	__atomic_fetch_or(&s->skel->data->lru_emptied_gen, LRU_GEN_STOPPED,
+			  __ATOMIC_SEQ_CST);
 	err = attach_slot(s, s->fallback_at) ?:
 	      attach_slot(s, s->fallback_at + 1);
 	__atomic_store_n(&s->skel->bss->deferred_off, 1, __ATOMIC_SEQ_CST);
