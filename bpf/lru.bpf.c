@@ -1027,11 +1027,13 @@ static __noinline int deferred_slow(struct lru_cpu_state *st,
 /*
  * Classifies this CPU's pending lookup against the LRU as it is now. The
  * caller clears pend.gen (a lookup's entry sets it again after).
- * ghost: an install with the ghost list takes a short path too. Only the
- * entry's twins for the ghost list (fentry_deferred_ghost*) have it: in
- * the other two its call would take registers saved on every run, and
- * every hit and install takes the short path (short_slots is the LRU's
- * size, short_installs true).
+ * ghost: whether the ghost list is kept (!short_installs), as the
+ * entry's twins for it (fentry_deferred_ghost*) know without a load; the
+ * other settles ask deferred_ghost(). With it, a hit in the last slot and
+ * an install take short calls that update it; without it every hit and
+ * install is short (short_slots is the LRU's size), and those calls are
+ * not in the code: in the entry they would take registers saved on
+ * every run.
  */
 static __always_inline void deferred_settle(struct lru_cpu_state *st,
 					    struct buffer_head *const *bhs,
@@ -1092,6 +1094,12 @@ static __always_inline bool pend_valid(const struct lru_cpu_state *st)
 	return st->pend.gen != 0;
 }
 
+/* Whether the ghost list is kept: for the settles outside the entry. */
+static __always_inline bool deferred_ghost(void)
+{
+	return !short_installs;
+}
+
 /* Nothing pending here any more, nor its switch mark. */
 static __always_inline void deferred_unpend(struct lru_cpu_state *st)
 {
@@ -1109,7 +1117,7 @@ static __always_inline void deferred_settle_now(struct lru_cpu_state *st,
 {
 	st->emptied_now = lru_emptied_gen;
 	deferred_unpend(st);
-	deferred_settle(st, bhs, how, false);
+	deferred_settle(st, bhs, how, deferred_ghost());
 	st->emptied_seen = st->emptied_now;
 }
 
@@ -1175,7 +1183,7 @@ static __noinline int deferred_entry_slow(struct lru_cpu_state *st,
 	} else {
 		how = deferred_how(st, may_sleep);
 		st->pend.switch_missed = 0;
-		deferred_settle(st, bhs, how, false);
+		deferred_settle(st, bhs, how, deferred_ghost());
 	}
 	/* from here on emptied_now and emptied_seen agree until gen moves */
 	st->emptied_seen = gen;
