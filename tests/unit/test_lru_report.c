@@ -198,6 +198,12 @@ static void lookup_mode_reports_slots_and_curve(void **state)
 	assert_true(json_object_get_double(json_object_array_get_idx(w, 2)) == 0);
 	assert_true(json_object_get_double(json_object_array_get_idx(w, 3)) == 30.0 / 45);
 	assert_true(json_object_get_double(json_object_array_get_idx(w, 20)) == 1);
+	/* runs of one ratio share an object: the text is each one's */
+	assert_string_equal(json_object_to_json_string_ext(w, JSON_C_TO_STRING_PLAIN),
+			    "[0,0,0,0.666667,0.666667,0.666667,0.666667,0.666667,"
+			    "0.666667,0.666667,0.666667,0.666667,0.666667,0.666667,"
+			    "0.666667,0.666667,0.666667,0.666667,0.666667,0.666667,"
+			    "1,1,1,1,1,1,1,1,1,1,1,1]");
 	cpus = get(o, "cpus");
 	assert_int_equal(json_object_array_length(cpus), NR_CPUS);
 	assert_int_equal(json_object_get_int(get(json_object_array_get_idx(cpus, 1),

@@ -8,6 +8,7 @@
 
 #include "lib/json_out.h"
 #include "lib/clock.h"
+#include "lib/g6_text.h"
 #include "lib/stdout_check.h"
 
 struct json_object *json_out_new(const char *schema)
@@ -41,7 +42,7 @@ struct json_object *json_out_double(double v)
 	if (!isfinite(v))
 		return NULL;
 	if (a < 1e6)
-		snprintf(text, sizeof(text), "%.6g", v);
+		g6_text(v, text, sizeof(text));	/* "%.6g" */
 	else if (a < 1e15)
 		snprintf(text, sizeof(text), "%.0f", v);	/* every digit */
 	else

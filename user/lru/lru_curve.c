@@ -53,13 +53,23 @@ struct json_object *lru_curve_json(const struct lru_dev_stats *s, int lo,
 	struct json_object *sizes = json_object_new_array();
 	struct json_object *ratios = json_object_new_array();
 	double r[BHSCOPE_LRU_DEPTH_MAX];
+	struct json_object *v = NULL;
 
 	if (hi > BHSCOPE_LRU_DEPTH_MAX)
 		hi = BHSCOPE_LRU_DEPTH_MAX;
 	lru_curve(s, r, hi);
 	for (int k = lo; k <= hi; k++) {
 		json_object_array_add(sizes, json_object_new_int(k));
-		json_object_array_add(ratios, json_out_double(r[k - 1]));
+		/*
+		 * a size no lookup's distance reaches repeats the last ratio:
+		 * one object for the run (the curves are most of a --whatif
+		 * report's work)
+		 */
+		if (k > lo && r[k - 1] == r[k - 2])
+			v = json_object_get(v);
+		else
+			v = json_out_double(r[k - 1]);
+		json_object_array_add(ratios, v);
 	}
 	json_object_object_add(o, "sizes", sizes);
 	json_object_object_add(o, "hit_ratio", ratios);
