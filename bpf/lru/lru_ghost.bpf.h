@@ -123,21 +123,51 @@ GHOST_UNROLL
 }
 
 /*
- * Closes the gap at depth l->depth: the key at depth d takes the one at
- * d - 1, for d from l->depth down to 1, GHOST_FIND_STEP of them a step.
+ * ghost_take()'s walk, in one pass: each key moves one deeper, the one in
+ * front of it taking its place, from depth 0 (which takes the key sought)
+ * to the key sought, which is overwritten, or to depth len, which takes
+ * the last one. Either way the key sought then sits at depth 0 and the
+ * rest in their order behind it, so ghost_take() drops depth 0.
  */
-static long ghost_shift_step(__u64 i, void *data)
+struct ghost_walk {
+	struct lru_ghost *g;
+	struct lru_key sought;
+	struct lru_key moving;	/* the key the next step puts down */
+	__u32 head;		/* the ring's index of depth 0 */
+	__u32 end;		/* and of depth len */
+	__u32 depth;		/* where the key sought was */
+	__u32 found;
+};
+
+static long ghost_take_step(__u64 i, void *data)
 {
-	struct ghost_loop *l = data;
-	__u32 k = i * GHOST_FIND_STEP, d;
+	struct ghost_walk *w = data;
+	/*
+	 * All in registers (for clang a store into the ring may alias w),
+	 * and few of them: ring indices, not depths, until the key is found
+	 */
+	struct lru_key *keys = w->g->keys, moving = w->moving, seen;
+	__u64 block = w->sought.block, devsize = lru_key_devsize(&w->sought);
+	__u32 at = GHOST_IDX(w->head + i * GHOST_FIND_STEP), end = w->end;
+	struct lru_key *k;
 
 GHOST_UNROLL
-	for (int j = 0; j < GHOST_FIND_STEP; j++, k++) {
-		if (k >= l->depth)
+	for (int j = 0; j < GHOST_FIND_STEP; j++, at = GHOST_IDX(at + 1)) {
+		k = &keys[at];
+		if (at == end) {
+			*k = moving;
 			return 1;
-		d = l->depth - k;
-		*ghost_at(l->g, d) = *ghost_at(l->g, d - 1);
+		}
+		seen = *k;
+		*k = moving;
+		if (seen.block == block && lru_key_devsize(&seen) == devsize) {
+			w->depth = GHOST_IDX(at - w->head);
+			w->found = 1;
+			return 1;
+		}
+		moving = seen;
 	}
+	w->moving = moving;
 	return 0;
 }
 
@@ -174,28 +204,33 @@ static __always_inline int ghost_find(struct lru_ghost *g,
 	return ghost_search(g, key, len);
 }
 
-/* Depth of key (0: evicted last) after removing it; -1 if it is absent. */
+/*
+ * Depth of key (0: evicted last) after removing it; -1 if it is absent.
+ * A search and then a shift of the keys in front of it cost each of them
+ * two passes; ghost_take_step() moves them while it searches. A key the
+ * filter let through but absent is walked over all the same, and the
+ * ring is left as it was, each key one slot further round.
+ */
 static __always_inline int ghost_take(struct lru_ghost *g,
 				      const struct lru_key *key)
 {
-	struct ghost_loop l = { .g = g, .key = key };
+	struct ghost_walk w = { .g = g, .sought = *key, .moving = *key };
 	__u32 len = g->len, h = GHOST_HASH(key);
-	int depth;
 
 	if (!g->filter[h])
 		return -1;
-	if (len > BHSCOPE_LRU_DEPTH_MAX)
-		len = BHSCOPE_LRU_DEPTH_MAX;
-	depth = ghost_search(g, key, len);
-	if (depth < 0)
-		return -1;
-	l.depth = depth;
-	bpf_loop((l.depth + GHOST_FIND_STEP - 1) / GHOST_FIND_STEP,
-		 ghost_shift_step, &l, 0);
+	if (len > BHSCOPE_LRU_DEPTH_MAX - 1)
+		len = BHSCOPE_LRU_DEPTH_MAX - 1;	/* depth len is written */
+	w.head = g->head;
+	w.end = GHOST_IDX(g->head + len);
+	bpf_loop(len / GHOST_FIND_STEP + 1, ghost_take_step, &w, 0);
+	/* the key sought is at depth 0 now: dropped */
 	g->head = GHOST_IDX(g->head + 1);
+	if (!w.found)
+		return -1;
 	g->len = len - 1;
 	g->filter[h]--;
-	return l.depth;
+	return w.depth;
 }
 
 /* Puts key in front; the deepest entry falls off when cap is reached. */

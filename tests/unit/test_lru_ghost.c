@@ -102,6 +102,38 @@ static void ring_wraps_and_cap_shrinks(void **state)
 	assert_filter_counts_ring(&g);
 }
 
+/*
+ * A key absent whose filter counter another key holds: ghost_take()
+ * walks the whole ring, moving every key, and must leave each at its
+ * depth, the deepest included.
+ */
+static void absent_key_in_filter_leaves_ring(void **state)
+{
+	static struct lru_ghost g;
+	struct lru_key k = key(1), twin;
+	__u64 b = 1000;
+
+	(void)state;
+	for (int i = 1; i <= 13; i++) {	/* past one step of the walk */
+		k = key(i);
+		ghost_push(&g, &k, 40);
+	}
+	k = key(1);
+	do
+		twin = key(++b);
+	while (GHOST_HASH(&twin) != GHOST_HASH(&k));
+	assert_int_equal(ghost_take(&g, &twin), -1);
+	assert_int_equal(g.len, 13);
+	assert_filter_counts_ring(&g);
+	for (int i = 1; i <= 13; i++) {
+		k = key(i);
+		assert_int_equal(ghost_find(&g, &k), 13 - i);
+	}
+	k = key(1);
+	assert_int_equal(ghost_take(&g, &k), 12);
+	assert_filter_counts_ring(&g);
+}
+
 static void zero_cap_keeps_nothing(void **state)
 {
 	static struct lru_ghost g;
@@ -227,6 +259,7 @@ int main(void)
 		cmocka_unit_test(push_take_keep_recency_order),
 		cmocka_unit_test(zero_cap_keeps_nothing),
 		cmocka_unit_test(ring_wraps_and_cap_shrinks),
+		cmocka_unit_test(absent_key_in_filter_leaves_ring),
 		cmocka_unit_test(live_ghost_matches_exact_stack),
 	};
 
