@@ -99,7 +99,7 @@ all: $(OUTPUT)/bhscope $(OUTPUT)/bhbench $(OUTPUT)/lrutrace $(OUTPUT)/lrutrace-p
 # (BPF_ST, which every kernel takes): v4 with the instructions of 6.6+
 # turned off.
 BPF_V4_OFF	:= $(foreach f,ldsx movsx bswap sdiv-smod gotol,-mllvm -disable-$(f))
-BPF_LRU_CPU	:= $(shell $(CLANG) -target bpf -mcpu=v4 $(BPF_V4_OFF) -x c -c \
+BPF_LRU_CPU	= $(shell $(CLANG) -target bpf -mcpu=v4 $(BPF_V4_OFF) -x c -c \
 			/dev/null -o /dev/null 2>/dev/null && \
 			echo '-mcpu=v4 $(BPF_V4_OFF)' || echo -mcpu=v3)
 $(OUTPUT)/lru.bpf.o: BPF_CFLAGS += $(BPF_LRU_CPU)
