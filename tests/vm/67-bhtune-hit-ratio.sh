@@ -35,9 +35,13 @@ dev=$((0x$(stat -c %t "$BHT_DEV") << 20 | 0x$(stat -c %T "$BHT_DEV"))) # kernel 
 # tracepoint fires: @slow counts the lookups that did. bpftrace attaches
 # its probes one after the other (the kprobe can take seconds under TCG),
 # so nothing is counted before both have fired once: then it says ready.
+# A page-cache read counts for a lookup only if it came after ready:
+# @pc holds when it came. (Debian 12's bpftrace 0.17 cannot clear() a map
+# that a probe deletes from meanwhile: its user-space walk meets a key
+# already gone and aborts, which 6.12's 67 once did in CI.)
 bht_set lru_size 0 # every lookup reads the page cache, until ready
 bpftrace -e "kprobe:__filemap_get_folio /arg2 == 1 && ((struct address_space *)arg0)->host->i_rdev == $dev/ {
-	@pc[tid] = 1;
+	@pc[tid] = nsecs;
 	@kprobe_seen = 1;
 }
 tracepoint:bhtune:bhtune_lookup /args->dev == $dev/ {
@@ -45,7 +49,7 @@ tracepoint:bhtune:bhtune_lookup /args->dev == $dev/ {
 	if (@ready) {
 		@lookups[args->lru_size] = count();
 		if (args->slot >= 0) { @hits[args->lru_size] = count(); }
-		if (@pc[tid]) { @slow[args->lru_size] = count(); }
+		if (@pc[tid] > @ready) { @slow[args->lru_size] = count(); }
 		if (args->slot >= 0 && (args->lru_size == 16 || args->lru_size == 64)) {
 			@slots[args->lru_size, args->slot] = count();
 		}
@@ -53,8 +57,7 @@ tracepoint:bhtune:bhtune_lookup /args->dev == $dev/ {
 	if (@pc[tid]) { delete(@pc[tid]); }
 }
 interval:ms:100 /!@ready && @kprobe_seen && @tracepoint_seen/ {
-	clear(@pc);
-	@ready = 1;
+	@ready = nsecs;
 	printf(\"ready\\n\");
 }" >bt.out 2>bt.out.err &
 bt=$!
