@@ -936,12 +936,6 @@ static __always_inline void deferred_unsynced(struct lru_cpu_state *st,
 	}
 }
 
-static __always_inline bool key_eq(const struct lru_key *a,
-				   const struct lru_key *b)
-{
-	return a->block == b->block && a->dev == b->dev && a->size == b->size;
-}
-
 /*
  * The pending lookup's key is the front's now. Word by word: a struct
  * copy had clang keep a pointer to it, and spill a register for that.
@@ -959,7 +953,7 @@ static __always_inline bool deferred_front_is(struct lru_cpu_state *st,
 {
 	lru_key_of(bhs[0], &st->pend.front_key);
 	st->pend.front_bh = (__u64)bhs[0];
-	return key_eq(&st->pend.front_key, key);
+	return lru_key_eq(&st->pend.front_key, key);
 }
 
 /*
@@ -1027,6 +1021,9 @@ static __noinline int deferred_slow(struct lru_cpu_state *st,
 /*
  * Classifies this CPU's pending lookup against the LRU as it is now. The
  * caller clears pend.gen (a lookup's entry sets it again after).
+ * unseen_ruled_out: the caller found pend.gen as the pending lookup's
+ * entry left it, so no change unseen was marked here since (lru_unseen()
+ * marks LRU_GEN_RECHECK in it); the short paths then skip that test.
  * ghost: whether the ghost list is kept (!short_installs), as the
  * entry's twins for it (fentry_deferred_ghost*) know without a load; the
  * other settles ask deferred_ghost(). With it, a hit in the last slot and
@@ -1037,7 +1034,8 @@ static __noinline int deferred_slow(struct lru_cpu_state *st,
  */
 static __always_inline void deferred_settle(struct lru_cpu_state *st,
 					    struct buffer_head *const *bhs,
-					    int how, bool ghost)
+					    int how, bool unseen_ruled_out,
+					    bool ghost)
 {
 	__u64 lru0 = (__u64)bhs[0];
 	int slot = -2;
@@ -1055,7 +1053,7 @@ static __always_inline void deferred_settle(struct lru_cpu_state *st,
 		 * than it needs
 		 */
 		if (unlikely((__u64)bhs[1] != st->sh.bh[0] ||
-			     lru_unseen_pending(st)))
+			     (!unseen_ruled_out && lru_unseen_pending(st))))
 			goto slow;
 		slot = shadow_to_front(&st->sh, (const void *)lru0);
 		/* slot 0 cannot be: the front changed */
@@ -1077,10 +1075,12 @@ static __always_inline void deferred_settle(struct lru_cpu_state *st,
 	}
 	/* the front as it was, with its key: a hit in slot 0 */
 	if (lru0 == st->pend.front_bh &&
-	    key_eq(&st->pend.front_key, &st->pend.key) &&
-	    (__u64)bhs[1] == st->sh.bh[1] && !lru_unseen_pending(st) &&
+	    lru_key_eq(&st->pend.front_key, &st->pend.key) &&
+	    (__u64)bhs[1] == st->sh.bh[1] &&
+	    (unseen_ruled_out || !lru_unseen_pending(st)) &&
 	    !lone_front_ambiguous(st, 0)) {
-		lru_count_hit(st, st->pend.key.dev, 0);
+		/* loaded anew: cut from the word compared above, it took 3 */
+		lru_count_hit(st, *(volatile __u32 *)&st->pend.key.dev, 0);
 		return;
 	}
 slow:
@@ -1091,7 +1091,7 @@ slow:
 /* Whether a lookup's entry left a lookup pending here. */
 static __always_inline bool pend_valid(const struct lru_cpu_state *st)
 {
-	return st->pend.gen != 0;
+	return (st->pend.gen & ~LRU_GEN_RECHECK) != 0;
 }
 
 /* Whether the ghost list is kept: for the settles outside the entry. */
@@ -1117,7 +1117,7 @@ static __always_inline void deferred_settle_now(struct lru_cpu_state *st,
 {
 	st->emptied_now = lru_emptied_gen;
 	deferred_unpend(st);
-	deferred_settle(st, bhs, how, deferred_ghost());
+	deferred_settle(st, bhs, how, false, deferred_ghost());
 	st->emptied_seen = st->emptied_now;
 }
 
@@ -1163,8 +1163,9 @@ static __noinline int deferred_first(struct lru_cpu_state *st,
 
 /*
  * An entry that found lru_emptied_gen moved since the pending lookup's
- * (an LRU emptied, or the hook stopped) or nothing pending: the long
- * way, where the settle weighs the emptyings. Returns 1 if the hook
+ * (an LRU emptied, or the hook stopped), nothing pending, or
+ * LRU_GEN_RECHECK: the long way, where the settle weighs the emptyings,
+ * a change unseen and a task switch unsettled. Returns 1 if the hook
  * stopped: the lookup is not noted.
  */
 static __noinline int deferred_entry_slow(struct lru_cpu_state *st,
@@ -1183,11 +1184,15 @@ static __noinline int deferred_entry_slow(struct lru_cpu_state *st,
 	} else {
 		how = deferred_how(st, may_sleep);
 		st->pend.switch_missed = 0;
-		deferred_settle(st, bhs, how, deferred_ghost());
+		deferred_settle(st, bhs, how, false, deferred_ghost());
 	}
 	/* from here on emptied_now and emptied_seen agree until gen moves */
 	st->emptied_seen = gen;
 	st->pend.gen = gen;
+	/* a mark that landed before that store is kept (lru_pend_recheck()) */
+	asm volatile("" ::: "memory");
+	if (lru_unseen_pending(st) || st->pend.switch_missed)
+		lru_pend_recheck(st);
 	return 0;
 }
 
@@ -1201,19 +1206,25 @@ static __noinline int deferred_entry_slow(struct lru_cpu_state *st,
  *
  * The common case tests one number: lru_emptied_gen as the pending
  * lookup's entry read it (pend.gen). Unchanged, a lookup is pending, no
- * LRU was emptied since and the hook runs on; emptied_now and
+ * LRU was emptied since, the hook runs on, and no change unseen nor task
+ * switch unsettled was marked here (LRU_GEN_RECHECK); emptied_now and
  * emptied_seen then agree (deferred_entry_slow() set both), and nothing
  * here needs to be stored but the lookup's key.
  */
 static __always_inline int deferred_entry(__u64 *ctx, bool may_sleep,
 					  bool ghost)
 {
-	struct buffer_head *const *bhs = lru_this_cpu();
-	struct lru_cpu_state *st = cpu_state_get();
+	struct buffer_head *const *bhs;
+	struct lru_cpu_state *st;
 	struct block_device *bdev;
 	__u64 gen;
 
-	if (unlikely(!bhs || !st))
+	/* apart from the call: a NULL held for it took an instruction */
+	if (!&bh_lrus)
+		return 0;
+	bhs = (struct buffer_head *const *)bpf_this_cpu_ptr(&bh_lrus);
+	st = cpu_state_get();
+	if (unlikely(!st))
 		return 0;
 	if (unlikely(!state_claim(st))) {
 		/* a settle in flight here (an IPI's): this lookup uncounted */
@@ -1227,12 +1238,8 @@ static __always_inline int deferred_entry(__u64 *ctx, bool may_sleep,
 	if (unlikely(gen != st->pend.gen)) {
 		if (deferred_entry_slow(st, bhs, gen, may_sleep))
 			goto out;
-	} else if (unlikely(deferred_how(st, may_sleep) == SETTLE_SWITCHED)) {
-		/* a rare case, apart: the short path then knows how it ran */
-		st->pend.switch_missed = 0;
-		deferred_settle(st, bhs, SETTLE_SWITCHED, ghost);
 	} else {
-		deferred_settle(st, bhs, SETTLE_DONE, ghost);
+		deferred_settle(st, bhs, SETTLE_DONE, true, ghost);
 	}
 	bdev = (struct block_device *)ctx[0];
 	st->pend.key.block = ctx[1];
@@ -1378,6 +1385,7 @@ int BPF_PROG(switch_settle, bool preempt, struct task_struct *prev,
 	bhs = lru_this_cpu();
 	if (!bhs || !state_claim(st)) {
 		st->pend.switch_missed = 1;
+		lru_pend_recheck(st);
 		return 0;
 	}
 	if (pend_valid(st) && !solo_off)

@@ -120,7 +120,8 @@ struct lru_pending {
 	 * lru_emptied_gen as the pending lookup's entry read it, before the
 	 * LRU; 0: nothing pending. An entry that reads the same number knows
 	 * at once that a lookup is pending, that no LRU was emptied since,
-	 * and that the hook runs on (pend_valid(), deferred_entry()).
+	 * that the hook runs on, and that nothing marked LRU_GEN_RECHECK
+	 * here (pend_valid(), deferred_entry()).
 	 */
 	__u64 gen;
 	/*
@@ -347,10 +348,25 @@ static __always_inline void state_release(struct lru_cpu_state *st)
 	st->busy = 0;
 }
 
+/*
+ * In lru_pending.gen, never in lru_emptied_gen: something the deferred
+ * hook's common entry does not test happened here (a change unseen, a
+ * task switch left unsettled), so the next entry goes the long way. An
+ * atomic or: the mark may land inside a probe that holds the state,
+ * which checks again after it stores the word (deferred_entry_slow()).
+ */
+#define LRU_GEN_RECHECK		(1ULL << 62)
+
+static __always_inline void lru_pend_recheck(struct lru_cpu_state *st)
+{
+	__sync_fetch_and_or(&st->pend.gen, LRU_GEN_RECHECK);
+}
+
 /* This CPU's LRU may have changed unseen: its next check is slot by slot. */
 static __always_inline void lru_unseen(struct lru_cpu_state *st)
 {
 	__sync_fetch_and_add(&st->unseen, 1);
+	lru_pend_recheck(st);
 }
 
 /*
