@@ -59,11 +59,19 @@ TIMING_WINDOW_S = 1.0
 MAX_COST_DEFERRED = {"__find_get_block": 0.024, "find_get_block_common": 0.026}
 
 
+# Hits by slot, in groups: the deeper the hit, the longer the shadow's walk.
+HIT_SLOT_GROUPS = (("slot 0", (0, 1)), ("slot 1", (1, 2)), ("slots 2-3", (2, 4)),
+                   ("slots 4+", (4, None)))
+
+
 def lru_figures(reports):
     """A bhscope lru -j run's reports, one an interval: its lookups,
-    unsynced and lost over them all (None where it counted no lookups:
+    unsynced and lost over them all, and the lookups' outcomes and hit
+    slots, which set the probe's cost (None where it counted no lookups:
     hits only, or no figure holds)."""
-    out = {"lookups": 0, "unsynced": 0, "lost": 0}
+    out = {"lookups": 0, "unsynced": 0, "lost": 0, "hits": 0, "installed": 0,
+           "not_installed": 0, "absent": 0}
+    out.update((k, 0) for k, _ in HIT_SLOT_GROUPS)
     for r in reports:
         total, counters = r.get("total") or {}, r.get("counters") or {}
         if total.get("lookups") is None:
@@ -71,7 +79,21 @@ def lru_figures(reports):
         out["lookups"] += total["lookups"] + (counters.get("unsynced_nodev") or 0)
         out["unsynced"] += r.get("unsynced_lookups") or 0
         out["lost"] += r.get("lost_lookups") or 0
+        for k in ("hits", "installed", "not_installed", "absent"):
+            out[k] += total.get(k) or 0
+        slots = total.get("slots") or []
+        for k, (lo, hi) in HIT_SLOT_GROUPS:
+            out[k] += sum(slots[lo:hi])
     return out
+
+
+def outcome_mix(f):
+    """The outcomes' shares of a row's lookups (lru_figures())."""
+    n = f["lookups"]
+    slots = ", ".join(f"{k} {f[k] / n:.1%}" for k, _ in HIT_SLOT_GROUPS)
+    return ", ".join([f"hits {f['hits'] / n:.1%} ({slots})"] +
+                     [f"{k.replace('_', ' ')} {f[k] / n:.1%}"
+                      for k in ("installed", "not_installed", "absent")])
 
 
 def lookup_func():
@@ -181,6 +203,8 @@ def print_report(res):
                 # what the probe could not prove, over the whole series
                 print(f"  {mode}: {f['unsynced']} of {f['lookups']} lookups unsynced "
                       f"({f['unsynced'] / f['lookups']:.3%}), {f['lost']} lost")
+                if "hits" in f:
+                    print(f"  {mode}: {outcome_mix(f)}")
     print("\ntargets (create-heavy, and the timings' on stat-heavy; serve's duty cycle on its own series):")
     for t in res["targets"]:
         v = "n/a" if t["value"] is None else (

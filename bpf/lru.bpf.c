@@ -896,7 +896,8 @@ enum settle_how { SETTLE_DONE, SETTLE_SWITCHED, SETTLE_LEAVING };
  * pending lookup at every switch here, before another task runs here:
  * so a lookup still pending ran to its end with no switch in it, unless
  * a switch_settle() here could not claim the state, which it marks until
- * the lookup is settled.
+ * the lookup is settled (and with LRU_GEN_RECHECK, so that the next entry
+ * goes the long way, where this is asked).
  */
 static __always_inline int deferred_how(const struct lru_cpu_state *st,
 					bool may_sleep)
