@@ -88,9 +88,11 @@ bht_load
 fn=bhtune___find_get_block
 grep -q " bhtune_find_get_block_common" /proc/kallsyms && fn=bhtune_find_get_block_common
 # each run ends with sync(1): the next is counted apart
+# (the clock read last at the entry and first at the return: the rest of
+# the probes is outside what they time)
 bpftrace -e "kprobe:$fn {
-	@t0[tid] = nsecs;
 	@cs[tid] = curtask->nvcsw + curtask->nivcsw;
+	@t0[tid] = nsecs;
 }
 tracepoint:bhtune:bhtune_lookup /@t0[tid] && args->dev == $dev/ {
 	@sz[tid] = args->lru_size + 1;
@@ -103,12 +105,13 @@ tracepoint:syscalls:sys_enter_sync /comm == \"sync\" && @ready/ {
 	@run_n = 0;
 }
 kretprobe:$fn /@t0[tid]/ {
+	\$dt = nsecs - @t0[tid];
 	if (@ready && @sz[tid] && curtask->nvcsw + curtask->nivcsw != @cs[tid]) {
 		@switched[@sz[tid] - 1, @run] = count();
 	} else if (@ready && @sz[tid]) {
-		@ns[@sz[tid] - 1, @run] = sum(nsecs - @t0[tid]);
+		@ns[@sz[tid] - 1, @run] = sum(\$dt);
 		@n[@sz[tid] - 1, @run] = count();
-		@run_ns = @run_ns + (nsecs - @t0[tid]);
+		@run_ns = @run_ns + \$dt;
 		@run_n = @run_n + 1;
 	}
 	delete(@t0[tid]);
