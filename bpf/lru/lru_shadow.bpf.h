@@ -55,34 +55,57 @@ static __always_inline int shadow_find(const struct lru_shadow *sh,
 }
 
 /*
- * The lookup left front at slot 0: it was a hit in slot i (slots 0..i-1
- * moved down one) or an installed miss (every slot moved down one, the
- * last one fell off). Makes the same change here, in one pass that finds
- * front's slot while it moves the entries in front of it: returns that
- * slot, or -1 for an install, whose change shadow_installed() completes.
- * The pass stops at front or at the first free slot, and len tells them
- * apart afterwards: with one way out of the loop, each slot costs a load,
- * a store and two compares (half of what two ways cost).
+ * The lookup left front (not NULL) at slot 0: it was a hit in slot i
+ * (slots 0..i-1 moved down one) or an installed miss (every slot moved
+ * down one, the last one fell off). Makes the same change here, in one
+ * pass that finds front's slot while it moves the entries in front of
+ * it: returns that slot, or -1 for an install (the pass met the first
+ * free slot), whose change shadow_installed() completes.
+ *
+ * Written out slot by slot, so that each step's exit to a hit sets the
+ * slot itself (an asm clang cannot merge): from its own unrolled loop,
+ * clang set the slot at every step, 5 instructions a slot where 4 do
+ * (a load, a store, two compares), or compared with len after the pass.
  */
 static __always_inline int shadow_to_front(struct lru_shadow *sh,
 					   const void *front)
 {
-	__u64 moving = (__u64)front;
-	int i;
+	__u64 moving = (__u64)front, bh;
+	int slot = -1;
 
-#pragma clang loop unroll(full)
-	for (i = 0; i < BHSCOPE_LRU_SLOTS_MAX + 1; i++) {
-		__u64 bh = sh->bh[i];
-
-		sh->bh[i] = moving;
-		if (bh == (__u64)front || !bh)
-			break;
-		moving = bh;
-	}
+#define TO_FRONT_STEP(i)						\
+	bh = sh->bh[i];							\
+	sh->bh[i] = moving;						\
+	if (bh == (__u64)front) {					\
+		asm volatile("%0 = " #i : "=w"(slot));			\
+		goto out;						\
+	}								\
+	if (!bh)							\
+		goto out;						\
+	moving = bh;
+#define TO_FRONT_8(a, b, c, d, e, f, g, h)				\
+	TO_FRONT_STEP(a) TO_FRONT_STEP(b) TO_FRONT_STEP(c)		\
+	TO_FRONT_STEP(d) TO_FRONT_STEP(e) TO_FRONT_STEP(f)		\
+	TO_FRONT_STEP(g) TO_FRONT_STEP(h)
+	TO_FRONT_8(0, 1, 2, 3, 4, 5, 6, 7)
+	TO_FRONT_8(8, 9, 10, 11, 12, 13, 14, 15)
+	TO_FRONT_8(16, 17, 18, 19, 20, 21, 22, 23)
+	TO_FRONT_8(24, 25, 26, 27, 28, 29, 30, 31)
+	TO_FRONT_8(32, 33, 34, 35, 36, 37, 38, 39)
+	TO_FRONT_8(40, 41, 42, 43, 44, 45, 46, 47)
+	TO_FRONT_8(48, 49, 50, 51, 52, 53, 54, 55)
+	TO_FRONT_8(56, 57, 58, 59, 60, 61, 62, 63)
+	TO_FRONT_STEP(64)
+#undef TO_FRONT_8
+#undef TO_FRONT_STEP
+out:
 	/* callers read the moved slots back: not carried out of every exit */
 	asm volatile("" ::: "memory");
-	return i < sh->len ? i : -1;
+	return slot;
 }
+
+_Static_assert(BHSCOPE_LRU_SLOTS_MAX + 1 == 65,
+	       "shadow_to_front() walks slots 0 to 64");
 
 /*
  * After shadow_to_front() said -1 (it stopped at the first 0): a full
