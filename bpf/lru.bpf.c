@@ -1220,10 +1220,10 @@ static __always_inline int deferred_entry(__u64 *ctx, bool may_sleep,
 	struct block_device *bdev;
 	__u64 gen;
 
-	/* apart from the call: a NULL held for it took an instruction */
+	/* tested apart first: a NULL held across the call took an instruction */
 	if (!&bh_lrus)
 		return 0;
-	bhs = (struct buffer_head *const *)bpf_this_cpu_ptr(&bh_lrus);
+	bhs = lru_this_cpu();
 	st = cpu_state_get();
 	if (unlikely(!st))
 		return 0;
